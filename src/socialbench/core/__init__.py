@@ -1,0 +1,1 @@
+"""What every benchmark uses: seeding, the generation runner, manifests, video writing."""

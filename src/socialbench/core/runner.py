@@ -1,0 +1,265 @@
+"""The generation runner every benchmark's dataset generator uses.
+
+A dataset is a list of independent *jobs* (one BIB episode pair, one AGENT trial, ...). Each job
+is built from its own derived seed, so the files do not depend on the number of workers or on
+the order jobs finish in. The runner gives every generator, once:
+
+* worker processes (``workers=1`` runs in-process, which is easiest to debug);
+* a progress bar;
+* resume: a job's files are written into a private staging folder, moved into place only when
+  the job is complete, and then recorded in a journal; re-running the same command skips
+  journaled jobs whose files are still there and rebuilds the rest. An interrupted run never
+  leaves a half-written file under its final name;
+* a manifest (``manifest.json``) with every file's size and SHA-256, sorted by path, written
+  atomically when all jobs are done. The journal is removed then, so finished datasets made with
+  the same seed are byte-identical whatever the worker count.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import multiprocessing
+import os
+import shutil
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from socialbench.core.paths import safe_join
+from socialbench.errors import UserError
+
+MANIFEST_NAME = "manifest.json"
+JOURNAL_NAME = ".socialbench-journal.jsonl"
+STAGING_NAME = ".socialbench-staging"
+MANIFEST_FORMAT = "socialbench-manifest/1"
+
+
+@dataclass(frozen=True)
+class Job:
+    """One unit of generation.
+
+    ``name`` is unique within the dataset (it names the journal entry and the staging folder);
+    ``params`` must be JSON-serialisable and, with ``seed``, fully determine the job's files.
+    """
+
+    name: str
+    seed: int
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+# A builder writes a job's files under ``staging`` (any sub-folders) and returns nothing; the
+# runner moves everything it wrote to the same relative places under the output root. It must be
+# a module-level function so worker processes can import it.
+Builder = Callable[[Job, Path], None]
+
+
+def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(chunk):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _atomic_write_text(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def _staging_folder(out_dir: Path, job: Job) -> Path:
+    safe = hashlib.sha1(job.name.encode()).hexdigest()[:16]
+    return out_dir / STAGING_NAME / safe
+
+
+def _build_one(args: tuple[Builder, Job, str]) -> tuple[str, dict[str, dict[str, Any]]]:
+    """Build a job in its staging folder, move its files into place, return their records."""
+    builder, job, out_dir_text = args
+    out_dir = Path(out_dir_text)
+    staging = _staging_folder(out_dir, job)
+    if staging.exists():
+        shutil.rmtree(staging)
+    staging.mkdir(parents=True)
+    builder(job, staging)
+    records: dict[str, dict[str, Any]] = {}
+    produced = sorted(p for p in staging.rglob("*") if p.is_file())
+    for src in produced:
+        rel = src.relative_to(staging).as_posix()
+        records[rel] = {"bytes": src.stat().st_size, "sha256": sha256_file(src)}
+    for src in produced:
+        dst = safe_join(out_dir, src.relative_to(staging).as_posix())
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(src, dst)  # complete files only ever appear under their final names
+    shutil.rmtree(staging, ignore_errors=True)
+    return job.name, records
+
+
+def _read_journal(out_dir: Path) -> dict[str, dict[str, dict[str, Any]]]:
+    journal = out_dir / JOURNAL_NAME
+    done: dict[str, dict[str, dict[str, Any]]] = {}
+    if not journal.exists():
+        return done
+    for line in journal.read_text().splitlines():
+        try:
+            entry = json.loads(line)
+            done[entry["job"]] = entry["files"]
+        except (json.JSONDecodeError, KeyError, TypeError):
+            continue  # a line cut by a kill: that job is simply rebuilt
+    return done
+
+
+def _still_complete(out_dir: Path, files: Mapping[str, Mapping[str, Any]]) -> bool:
+    for rel, record in files.items():
+        path = out_dir / rel
+        if not path.is_file() or path.stat().st_size != record.get("bytes"):
+            return False
+    return True
+
+
+def _existing_manifest(out_dir: Path) -> dict[str, Any] | None:
+    path = out_dir / MANIFEST_NAME
+    if not path.exists():
+        return None
+    try:
+        return json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path} is corrupt ({exc.msg}); delete it and re-run to rebuild") from None
+
+
+def run_jobs(
+    out_dir: Path,
+    jobs: Sequence[Job],
+    builder: Builder,
+    *,
+    workers: int = 1,
+    description: str = "generating",
+    dataset_info: Mapping[str, Any] | None = None,
+    show_progress: bool = True,
+) -> dict[str, Any]:
+    """Build every job not already built and write the manifest; return the manifest.
+
+    ``dataset_info`` (generator name, seed, options) is stored in the manifest; re-running into a
+    folder whose manifest or journal was made with different options is refused, so two datasets
+    are never silently mixed.
+    """
+    if workers < 1:
+        raise UserError(f"--workers must be at least 1, got {workers}")
+    names = [job.name for job in jobs]
+    if len(set(names)) != len(names):
+        raise ValueError("job names must be unique")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    info = dict(dataset_info or {})
+    _check_same_dataset(out_dir, info)
+
+    wanted = set(names)
+    done = {name: files for name, files in _read_journal(out_dir).items() if name in wanted}
+    previous = _existing_manifest(out_dir)
+    if previous is not None:
+        # A finished dataset: its files are the journal.
+        for name, files in previous.get("jobs", {}).items():
+            done.setdefault(name, {rel: previous["files"][rel] for rel in files
+                                   if rel in previous.get("files", {})})
+    done = {name: files for name, files in done.items() if _still_complete(out_dir, files)}
+    todo = [job for job in jobs if job.name not in done]
+
+    journal_path = out_dir / JOURNAL_NAME
+    _atomic_write_text(journal_path, "".join(
+        json.dumps({"job": name, "files": files}, sort_keys=True) + "\n"
+        for name, files in sorted(done.items())))
+    (out_dir / MANIFEST_NAME).unlink(missing_ok=True)
+    _atomic_write_text(out_dir / ".socialbench-dataset.json", json.dumps(info, sort_keys=True))
+
+    with open(journal_path, "a") as journal, _progress(show_progress) as progress:
+        task = progress.add_task(description, total=len(jobs), completed=len(jobs) - len(todo))
+        for name, files in _map(builder, todo, out_dir, workers):
+            journal.write(json.dumps({"job": name, "files": files}, sort_keys=True) + "\n")
+            journal.flush()
+            done[name] = files
+            progress.advance(task)
+
+    manifest = _manifest(info, {job.name: done[job.name] for job in jobs})
+    _atomic_write_text(out_dir / MANIFEST_NAME, json.dumps(manifest, indent=1, sort_keys=True))
+    journal_path.unlink(missing_ok=True)
+    (out_dir / ".socialbench-dataset.json").unlink(missing_ok=True)
+    shutil.rmtree(out_dir / STAGING_NAME, ignore_errors=True)
+    return manifest
+
+
+def _check_same_dataset(out_dir: Path, info: Mapping[str, Any]) -> None:
+    marker = out_dir / ".socialbench-dataset.json"
+    recorded: Any = None
+    if marker.exists():
+        with contextlib.suppress(json.JSONDecodeError):
+            recorded = json.loads(marker.read_text())
+    else:
+        manifest = _existing_manifest(out_dir)
+        if manifest is not None:
+            recorded = manifest.get("dataset")
+    if recorded is not None and recorded != json.loads(json.dumps(dict(info), sort_keys=True)):
+        raise UserError(
+            f"{out_dir} holds a dataset made with other options ({recorded}); "
+            "use a new --out folder or the same options to resume")
+
+
+def _manifest(info: Mapping[str, Any], jobs: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    files: dict[str, Any] = {}
+    for records in jobs.values():
+        files.update(records)
+    return {
+        "format": MANIFEST_FORMAT,
+        "dataset": dict(info),
+        "jobs": {name: sorted(records) for name, records in sorted(jobs.items())},
+        "files": dict(sorted(files.items())),
+    }
+
+
+def _map(builder: Builder, todo: Sequence[Job], out_dir: Path,
+         workers: int) -> Iterator[tuple[str, dict[str, dict[str, Any]]]]:
+    args = [(builder, job, str(out_dir)) for job in todo]
+    if workers == 1 or len(todo) <= 1:
+        yield from map(_build_one, args)
+        return
+    context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+    pool = context.Pool(workers)
+    try:
+        yield from pool.imap_unordered(_build_one, args, chunksize=1)
+        pool.close()
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+def _progress(show: bool) -> Progress:
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeRemainingColumn(), disable=not show, transient=False)
+
+
+def load_manifest(root: Path) -> dict[str, Any]:
+    """Read ``root/manifest.json``, checking its shape and that every path stays inside root."""
+    path = root / MANIFEST_NAME
+    if not path.exists():
+        raise UserError(f"{root} has no {MANIFEST_NAME}: is it a finished socialbench dataset?")
+    manifest = _existing_manifest(root)
+    if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
+        raise UserError(f"{path} is not a {MANIFEST_FORMAT} manifest")
+    for rel in manifest.get("files", {}):
+        safe_join(root, rel)
+    return manifest
+
+
+def verify_manifest(root: Path) -> list[str]:
+    """Problems found comparing the files under ``root`` with its manifest (empty: all good)."""
+    manifest = load_manifest(root)
+    problems = []
+    for rel, record in manifest["files"].items():
+        path = safe_join(root, rel)
+        if not path.is_file():
+            problems.append(f"{rel}: missing")
+        elif path.stat().st_size != record["bytes"] or sha256_file(path) != record["sha256"]:
+            problems.append(f"{rel}: checksum differs from the manifest")
+    return problems

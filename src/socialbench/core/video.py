@@ -1,0 +1,53 @@
+"""H.264 mp4 writing, shared by every benchmark that renders videos (PyAV / FFmpeg)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from fractions import Fraction
+from pathlib import Path
+
+import av
+import numpy as np
+
+
+def write_mp4(path: Path, frames: Iterable[np.ndarray], fps: int, *, crf: int = 18,
+              preset: str = "veryfast") -> int:
+    """Encode RGB ``uint8`` frames (H x W x 3, even sides) as H.264 mp4; return the frame count.
+
+    One encoder thread, so the bytes depend only on the frames (parallelism comes from the
+    generation runner's worker processes). The file appears under its name only when complete.
+    """
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.part")
+    count = 0
+    with av.open(str(tmp), mode="w", format="mp4") as container:
+        stream = None
+        for frame in frames:
+            if stream is None:
+                height, width = frame.shape[:2]
+                stream = container.add_stream("libx264", rate=Fraction(fps))
+                stream.width, stream.height = width, height
+                stream.pix_fmt = "yuv420p"
+                stream.thread_count = 1
+                stream.options = {"crf": str(crf), "preset": preset, "threads": "1"}
+            video_frame = av.VideoFrame.from_ndarray(np.ascontiguousarray(frame), format="rgb24")
+            for packet in stream.encode(video_frame):
+                container.mux(packet)
+            count += 1
+        if stream is not None:
+            for packet in stream.encode():
+                container.mux(packet)
+    os.replace(tmp, path)
+    return count
+
+
+def read_mp4(path: Path) -> np.ndarray:
+    """Decode an mp4 into an (N, H, W, 3) uint8 array (for checks and observers)."""
+    with av.open(str(path)) as container:
+        return np.stack([f.to_ndarray(format="rgb24") for f in container.decode(video=0)])
+
+
+def count_frames(path: Path) -> int:
+    with av.open(str(path)) as container:
+        return sum(1 for _ in container.decode(video=0))

@@ -1,0 +1,1 @@
+"""Observers rated by the VOE protocol: shortcuts, inverse planning, learned models."""

@@ -1,0 +1,8 @@
+"""`socialbench talkitout ...` sub-commands."""
+
+import click
+
+
+@click.group(name="talkitout")
+def talkitout() -> None:
+    """talkitout benchmark commands."""

@@ -1,0 +1,23 @@
+"""``socialbench run``: one small, complete tour of every benchmark, tables beside the papers."""
+
+from __future__ import annotations
+
+import time
+
+from rich.console import Console
+
+
+def run_tour(quick: bool = True, console: Console | None = None) -> None:
+    """Run each benchmark's tour section in turn (each prints its own tables)."""
+    from socialbench.agent3d.tour import tour as agent_tour
+    from socialbench.bib.tour import tour as bib_tour
+    from socialbench.talkitout.tour import tour as talkitout_tour
+
+    console = console or Console()
+    for title, section in (("TalkItOut (SocialAI 0.1)", talkitout_tour),
+                           ("BIB (Baby Intuitions Benchmark)", bib_tour),
+                           ("AGENT", agent_tour)):
+        console.rule(f"[bold]{title}")
+        start = time.perf_counter()
+        section(console=console, quick=quick)
+        console.print(f"[dim]{title}: {time.perf_counter() - start:.1f} s[/dim]")
