@@ -1,8 +1,16 @@
-"""`socialbench bib ...` sub-commands."""
+"""`socialbench bib ...`: generate, validate and evaluate BIB datasets."""
 
 import click
+
+from socialbench.bib.commands.evaluate import evaluate
+from socialbench.bib.commands.generate import generate
+from socialbench.bib.commands.validate import validate
 
 
 @click.group(name="bib")
 def bib() -> None:
-    """bib benchmark commands."""
+    """BIB (Baby Intuitions Benchmark): generate, validate and evaluate datasets."""
+
+
+for _command in (generate, validate, evaluate):
+    bib.add_command(_command)

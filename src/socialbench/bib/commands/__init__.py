@@ -1,0 +1,1 @@
+"""One module per `socialbench bib` sub-command; `bib/cli.py` assembles them."""

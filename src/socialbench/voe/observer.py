@@ -1,0 +1,64 @@
+"""The observer interface of the violation-of-expectation (VOE) protocol.
+
+An observer watches an episode's familiarization trials, then rates how surprising its test trial
+is. BIB episodes (:class:`socialbench.bib.schema.Episode`) and AGENT trials are both "episodes"
+here: an observer is written for one benchmark's typed episodes and knows nothing of file formats.
+
+Surprise is computed per rated step of the test trial (a frame, or every k-th frame); a video's
+scalar surprise reduces those steps, by the maximum by default (BIB paper: the max worked better
+than the mean) or the mean.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Generic, Literal, TypeVar
+
+import numpy as np
+
+EpisodeT = TypeVar("EpisodeT")
+Reduction = Literal["max", "mean"]
+
+
+class Observer(ABC, Generic[EpisodeT]):
+    """Rates the surprise of an episode's test trial given its familiarization trials."""
+
+    #: The name used on the command line (``--observer NAME``).
+    name: str = ""
+    #: Which benchmark's episodes it reads: "bib" or "agent".
+    benchmark: str = ""
+
+    @abstractmethod
+    def surprise_per_step(self, episode: EpisodeT) -> np.ndarray:
+        """One non-negative surprise value per rated step of the test trial (1-D float array)."""
+
+    def surprise(self, episode: EpisodeT, reduce: Reduction = "max") -> float:
+        """The test trial's scalar surprise: the max (default) or mean over its steps."""
+        steps = np.asarray(self.surprise_per_step(episode), dtype=float)
+        if steps.size == 0:
+            return 0.0
+        if reduce == "max":
+            return float(steps.max())
+        if reduce == "mean":
+            return float(steps.mean())
+        raise ValueError(f"reduce must be 'max' or 'mean', got {reduce!r}")
+
+
+class LearnedObserver(Observer[EpisodeT]):
+    """An observer with parameters fitted on training episodes, saved without pickling."""
+
+    @abstractmethod
+    def fit(self, train: Sequence[EpisodeT], validation: Sequence[EpisodeT] = (),
+            **options: Any) -> dict[str, float]:
+        """Train on expected-only training episodes; return final metrics (losses, ...)."""
+
+    @abstractmethod
+    def save(self, path: Path) -> None:
+        """Write a checkpoint loadable with ``torch.load(..., weights_only=True)`` or JSON."""
+
+    @classmethod
+    @abstractmethod
+    def load(cls, path: Path) -> LearnedObserver[EpisodeT]:
+        """Read a checkpoint written by :meth:`save` (never by unpickling arbitrary objects)."""
