@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-from scipy import stats
 
 from socialbench.core.seeding import derive_seed, rng_for
 from socialbench.errors import DataFileError, UserError
@@ -152,6 +151,8 @@ def welch_t_test(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
 
     Two constant, equal samples give (0, 1); constant, different ones give (+-inf, 0).
     """
+    from scipy import stats  # imported here: scipy.stats costs ~1 s at CLI start-up
+
     if len(a) < 2 or len(b) < 2:
         raise UserError("Welch's t-test needs at least 2 seeds in each result")
     if np.var(a) == 0 and np.var(b) == 0:

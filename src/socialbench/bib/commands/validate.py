@@ -1,0 +1,35 @@
+"""`socialbench bib validate DIR`: check a BIB dataset against the paper's design."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from socialbench.bib.io import find_pairs
+from socialbench.bib.validate import validate_dataset
+
+
+@click.command(name="validate")
+@click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--max-problems", type=click.IntRange(min=1), default=20, show_default=True,
+              help="Stop after this many problems.")
+@click.option("--video-check/--no-video-check", default=True, show_default=True,
+              help="Also check each mp4 against its JSON (released JSON-only data: off).")
+def validate(root: Path, max_problems: int, video_check: bool) -> None:
+    """Check every episode and pair under ROOT (manifest checksums, trials, motion, pairs,
+    videos); exit 1 naming the first problems, or print a one-line OK summary."""
+    problems = validate_dataset(root, max_problems=max_problems, video_check=video_check,
+                                progress=True)
+    if problems:
+        for problem in problems:
+            click.echo(problem, err=True)
+        more = " (stopped there: --max-problems)" if len(problems) >= max_problems else ""
+        raise click.ClickException(f"{len(problems)} problem(s) in {root}{more}")
+    pairs = find_pairs(root)
+    files = sum((p.expected is not None) + (p.unexpected is not None) for p in pairs)
+    both = sum(p.expected is not None and p.unexpected is not None for p in pairs)
+    tasks = sorted({p.task or "?" for p in pairs})
+    videos = "videos checked" if video_check else "videos not checked"
+    click.echo(f"OK: {files} episode files ({both} expected/unexpected pairs), {len(tasks)} "
+               f"task(s) ({', '.join(tasks)}), {videos}")

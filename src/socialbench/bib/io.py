@@ -1,0 +1,425 @@
+"""BIB episode files: read ours and the released ones, write the released layout exactly.
+
+A file is a JSON list of 9 trials, each a list of per-frame dicts (bib paper, data
+specification). Keys, in the released order: ``size, walls, fuse_walls, pin, key, objects,
+blocking, home, agent``. Two conventions name the key and the lock: the newer (released
+evaluation files) ``pin`` = key, ``key`` = lock; the older ``key`` = key, ``lock`` = lock. The
+reader checks for ``pin`` first; the writer always writes the newer one.
+
+Reading normalises the quirks some released files have (bib spec): frames nested in extra
+lists are flattened; empty top-level entries are dropped and, of more than 9 trials, the first 9
+are kept; an agent (or objects) missing from the first frames of a trial is filled in from the
+trial's first frame that has one. What was changed is listed in ``Episode.meta["normalised"]``.
+
+Files from elsewhere are bounded before they are trusted: at most ``MAX_FILE_BYTES`` bytes,
+``MAX_TOP_LEVEL`` top-level entries and ``MAX_FRAMES_PER_TRIAL`` frames per trial. Any problem is
+a one-line :class:`DataFileError` naming the file and the place (trial and frame count from 0).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from socialbench.bib.schema import FRAME_SIZE, N_TRIALS, Block, Episode, Frame, Sprite, Trial
+from socialbench.core.paths import safe_join
+from socialbench.core.runner import MANIFEST_NAME, load_manifest
+from socialbench.errors import DataFileError, UserError
+
+MAX_FILE_BYTES = 64 * 2**20  # ours: released files are ~2 MB; 64 MB bounds what one read holds
+MAX_TOP_LEVEL = 64  # top-level entries accepted before normalising (9 trials expected)
+MAX_FRAMES_PER_TRIAL = 2_000  # released trials are 136-160 frames (bib spec)
+MAX_NESTING = 4  # extra list levels around frames that the reader unwraps
+MAX_HALF = 100  # px: an icon's half-side (released: 6 and 9); bounds the glyph a renderer draws
+
+# Task folders (bib spec: evaluation root has 9 folders, training root 4).
+EVALUATION_TASKS = (
+    "preference", "multi_agent", "inaccessible_goal", "efficiency_path", "efficiency_time",
+    "efficiency_irrational", "instrumental_no_barrier", "instrumental_inconsequential_barrier",
+    "instrumental_blocking_barrier",
+)
+TRAINING_TASKS = ("single_object", "preference", "multi_agent", "instrumental_action")
+TASK_FOLDERS = frozenset(EVALUATION_TASKS + TRAINING_TASKS)
+
+FRAME_KEYS = ("size", "walls", "fuse_walls", "pin", "key", "objects", "blocking", "home",
+              "agent")  # the released per-frame key order
+SPRITE_FORM = "[[x, y], s, path, [r, g, b]]"
+BLOCK_FORM = "[[x, y], [w, h]]"
+
+
+class _Bad(Exception):
+    """A structural problem inside a frame; turned into a DataFileError with the place."""
+
+
+# --------------------------------------------------------------------------------------------
+# Reading
+# --------------------------------------------------------------------------------------------
+def _is_number(v: Any) -> bool:
+    """A JSON number: not a bool, not NaN or infinite (``json`` accepts those)."""
+    return (isinstance(v, int) and not isinstance(v, bool)) or (
+        isinstance(v, float) and math.isfinite(v))
+
+
+def _is_pair(v: Any) -> bool:
+    return isinstance(v, list) and len(v) == 2 and _is_number(v[0]) and _is_number(v[1])
+
+
+def _sprite(raw: Any, what: str) -> Sprite:
+    if not (isinstance(raw, list) and len(raw) == 4 and _is_pair(raw[0]) and _is_number(raw[1])
+            and isinstance(raw[2], str) and isinstance(raw[3], list) and len(raw[3]) == 3
+            and all(_is_number(c) for c in raw[3])):
+        raise _Bad(f"{what} is not {SPRITE_FORM}")
+    (x, y), half, shape, color = raw
+    if not 0 <= half <= MAX_HALF:
+        raise _Bad(f"{what} has half-side {half}, expected 0-{MAX_HALF} px")
+    if not all(0 <= c <= 255 for c in color):
+        raise _Bad(f"{what} has colour {color}, expected [r, g, b] in 0-255")
+    return Sprite(x, y, half, shape, (color[0], color[1], color[2]))
+
+
+def _is_single_sprite(raw: Any) -> bool:
+    return isinstance(raw, list) and len(raw) == 4 and _is_pair(raw[0])
+
+
+def _sprites(raw: Any, key: str) -> tuple[Sprite, ...]:
+    """A list of sprites; a single sprite entry is accepted too (``home``/``agent`` style)."""
+    if raw is None:
+        return ()
+    if _is_single_sprite(raw):
+        return (_sprite(raw, f"'{key}'"),)
+    if not isinstance(raw, list):
+        raise _Bad(f"'{key}' is not a list of {SPRITE_FORM}")
+    return tuple(_sprite(item, f"'{key}' entry {i}") for i, item in enumerate(raw))
+
+
+def _one_sprite(raw: Any, key: str) -> Sprite | None:
+    if raw is None or raw == []:
+        return None
+    if isinstance(raw, list) and len(raw) == 1 and isinstance(raw[0], list):
+        raw = raw[0]  # a one-element list around the entry
+    return _sprite(raw, f"'{key}'")
+
+
+class _Repeats:
+    """Parses a field once per run of equal raw values: a trial repeats its walls and objects in
+    every frame, and comparing raw lists (in C) is far cheaper than parsing them again."""
+
+    def __init__(self) -> None:
+        self._last: dict[str, tuple[Any, Any]] = {}
+
+    def parse(self, key: str, raw: Any, parser: Any) -> Any:
+        last = self._last.get(key)
+        if last is not None and last[0] == raw:
+            return last[1]
+        parsed = parser(raw, key)
+        self._last[key] = (raw, parsed)
+        return parsed
+
+
+def _blocks(raw: Any, key: str) -> tuple[Block, ...]:
+    if raw is None or raw == []:
+        return ()
+    if not isinstance(raw, list):
+        raise _Bad(f"'{key}' is not a list of {BLOCK_FORM}")
+    blocks = []
+    for i, item in enumerate(raw):
+        if not (isinstance(item, list) and len(item) == 2 and _is_pair(item[0])
+                and _is_pair(item[1])):
+            raise _Bad(f"'{key}' entry {i} is not {BLOCK_FORM}")
+        (x, y), (w, h) = item
+        blocks.append(Block(x, y, w, h))
+    return tuple(blocks)
+
+
+def _frame(raw: Any, repeats: _Repeats) -> Frame:
+    if not isinstance(raw, dict):
+        raise _Bad(f"is a {type(raw).__name__}, not a frame dict")
+    size = raw.get("size", list(FRAME_SIZE))
+    if not _is_pair(size):
+        raise _Bad("'size' is not [width, height]")
+    if "pin" in raw:  # newer convention: pin = key, key = lock
+        key_name, lock_name = "pin", "key"
+    else:
+        key_name, lock_name = "key", "lock"
+    return Frame(
+        walls=repeats.parse("walls", raw.get("walls"), _blocks),
+        objects=repeats.parse("objects", raw.get("objects"), _sprites),
+        agent=_one_sprite(raw.get("agent"), "agent"),
+        home=repeats.parse("home", raw.get("home"), _one_sprite),
+        fuse_walls=repeats.parse("fuse_walls", raw.get("fuse_walls"), _blocks),
+        key=_sprites(raw.get(key_name), key_name),
+        lock=repeats.parse(lock_name, raw.get(lock_name), _sprites),
+        blocking=repeats.parse("blocking", raw.get("blocking"), _blocks),
+        size=(size[0], size[1]),
+    )
+
+
+def _flatten_frames(entry: Any, depth: int = 0) -> list[Any]:
+    """The frames of one top-level entry, unwrapping extra list levels around them."""
+    if isinstance(entry, dict):
+        return [entry]
+    if not isinstance(entry, list) or depth > MAX_NESTING:
+        raise _Bad(f"is a {type(entry).__name__}, not a list of frame dicts")
+    if all(isinstance(item, dict) for item in entry):
+        return entry
+    out: list[Any] = []
+    for item in entry:  # anything neither list nor dict is kept: _frame names it with its index
+        out.extend(_flatten_frames(item, depth + 1) if isinstance(item, list) else [item])
+    return out
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise DataFileError(path, f"cannot be read ({exc.strerror})") from None
+    if size > MAX_FILE_BYTES:
+        raise DataFileError(path, f"is {size} bytes, over the {MAX_FILE_BYTES}-byte limit for one "
+                                  "episode file (raise socialbench.bib.io.MAX_FILE_BYTES if real)")
+    with open(path, "rb") as handle:
+        data = handle.read(MAX_FILE_BYTES + 1)
+    if not data.strip():
+        raise DataFileError(path, "is empty: expected a JSON list of 9 trials")
+    try:
+        return json.loads(data)
+    except UnicodeDecodeError:
+        raise DataFileError(path, "is not UTF-8 text: expected a JSON list of 9 trials") from None
+    except json.JSONDecodeError as exc:
+        hint = " (the file looks truncated)" if exc.pos >= len(data.rstrip()) else ""
+        raise DataFileError(path, f"is not valid JSON: {exc.msg} at line {exc.lineno} column "
+                                  f"{exc.colno}{hint}") from None
+
+
+def _fill_missing(trial: list[Frame], field_name: str) -> int:
+    """Fill a sprite missing from a trial's first frames from its first frame that has it."""
+    empty = (None, ())
+    first = next((i for i, f in enumerate(trial) if getattr(f, field_name) not in empty), None)
+    if not first:  # None: never present; 0: present from the start
+        return 0
+    value = getattr(trial[first], field_name)
+    for i in range(first):
+        trial[i] = replace(trial[i], **{field_name: value})
+    return first
+
+
+def episode_name(path: Path) -> str:
+    """``000010loe.json`` -> ``000010lo`` (the pair's shared name)."""
+    stem = Path(path).stem
+    return stem[:-1] if stem[-1:] in ("e", "u") else stem
+
+
+def expected_from_name(path: Path) -> bool | None:
+    """True for ``*e.json``, False for ``*u.json``, None otherwise."""
+    suffix = Path(path).stem[-1:]
+    return {"e": True, "u": False}.get(suffix)
+
+
+def load_episode(path: Path | str, *, fill_missing: bool = True) -> Episode:
+    """Read one episode file (ours or released) into a typed :class:`Episode`.
+
+    ``expected`` comes from the ``e``/``u`` suffix, ``task`` from the parent folder when it is
+    one of the task folders. ``fill_missing=False`` keeps frames without an agent as
+    ``agent=None`` instead of filling them in.
+    """
+    path = Path(path)
+    data = _read_json(path)
+    if not isinstance(data, list):
+        raise DataFileError(path, f"top level is a {type(data).__name__}, not a list of trials")
+    if len(data) > MAX_TOP_LEVEL:
+        raise DataFileError(path, f"has {len(data)} top-level entries, over the limit of "
+                                  f"{MAX_TOP_LEVEL} (9 trials expected)")
+    normalised: list[str] = []
+    raw_trials = []
+    for t, entry in enumerate(data):
+        try:
+            frames = _flatten_frames(entry)
+        except _Bad as exc:
+            raise DataFileError(path, f"trial {t} {exc}") from None
+        if len(frames) > MAX_FRAMES_PER_TRIAL:
+            raise DataFileError(path, f"trial {t} has {len(frames)} frames, over the limit of "
+                                      f"{MAX_FRAMES_PER_TRIAL}")
+        if frames is not entry and entry:
+            normalised.append(f"trial {t}: frames unwrapped from nested lists")
+        if frames:
+            raw_trials.append(frames)
+        else:
+            normalised.append(f"top-level entry {t}: empty, dropped")
+    if len(raw_trials) < N_TRIALS:
+        raise DataFileError(path, f"has {len(raw_trials)} non-empty trials, expected {N_TRIALS}")
+    if len(raw_trials) > N_TRIALS:
+        normalised.append(f"{len(raw_trials) - N_TRIALS} trials after the 9th dropped")
+        raw_trials = raw_trials[:N_TRIALS]
+
+    repeats = _Repeats()
+    trials = []
+    conventions = set()
+    for t, raw_frames in enumerate(raw_trials):
+        frames = []
+        for f, raw in enumerate(raw_frames):
+            try:
+                frames.append(_frame(raw, repeats))
+            except _Bad as exc:
+                raise DataFileError(path, f"trial {t} frame {f}: {exc}") from None
+            if "pin" in raw:
+                conventions.add("pin")
+            elif "key" in raw or "lock" in raw:
+                conventions.add("key-lock")
+        if fill_missing:
+            for field_name in ("agent", "objects"):
+                if n := _fill_missing(frames, field_name):
+                    normalised.append(f"trial {t}: {field_name} filled into frames 0-{n - 1}")
+        trials.append(Trial(frames))
+
+    meta: dict[str, Any] = {"path": str(path), "convention": "/".join(sorted(conventions))}
+    if normalised:
+        meta["normalised"] = normalised
+    task = path.parent.name if path.parent.name in TASK_FOLDERS else None
+    return Episode(trials=trials, name=episode_name(path), task=task,
+                   expected=expected_from_name(path), meta=meta)
+
+
+# --------------------------------------------------------------------------------------------
+# Writing
+# --------------------------------------------------------------------------------------------
+def _num(v: float) -> int | float:
+    """Whole numbers as JSON ints (as in the released files), others as floats."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return v
+    f = float(v)
+    return int(f) if f.is_integer() else f
+
+
+def _sprite_json(s: Sprite) -> list:
+    return [[_num(s.x), _num(s.y)], _num(s.half), s.shape, [_num(c) for c in s.color]]
+
+
+def _blocks_json(blocks: tuple[Block, ...]) -> list:
+    return [[[_num(b.x), _num(b.y)], [_num(b.width), _num(b.height)]] for b in blocks]
+
+
+def frame_to_dict(frame: Frame) -> dict[str, Any]:
+    """The released per-frame dict, keys in the released order, newer pin/key convention.
+
+    A missing home or agent (``None``) leaves its key out.
+    """
+    out: dict[str, Any] = {
+        "size": [_num(frame.size[0]), _num(frame.size[1])],
+        "walls": _blocks_json(frame.walls),
+        "fuse_walls": _blocks_json(frame.fuse_walls),
+        "pin": [_sprite_json(s) for s in frame.key],
+        "key": [_sprite_json(s) for s in frame.lock],
+        "objects": [_sprite_json(s) for s in frame.objects],
+        "blocking": _blocks_json(frame.blocking),
+    }
+    if frame.home is not None:
+        out["home"] = _sprite_json(frame.home)
+    if frame.agent is not None:
+        out["agent"] = _sprite_json(frame.agent)
+    return out
+
+
+def episode_to_json(episode: Episode) -> str:
+    """The episode as released-format JSON text.
+
+    Byte-for-byte the released files' formatting (Python ``json.dumps`` defaults: ``", "`` and
+    ``": "`` separators, no trailing newline), so a released file read and written back is
+    identical to the original.
+    """
+    # Frames of a trial share their walls: serialise each distinct block tuple once.
+    block_text: dict[tuple[Block, ...], str] = {}
+
+    def blocks(b: tuple[Block, ...]) -> str:
+        text = block_text.get(b)
+        if text is None:
+            text = block_text[b] = json.dumps(_blocks_json(b))
+        return text
+
+    trials = []
+    for trial in episode.trials:
+        frames = []
+        for frame in trial.frames:
+            d = frame_to_dict(frame)
+            parts = []
+            for key, value in d.items():
+                text = blocks(getattr(frame, key)) if key in ("walls", "fuse_walls",
+                                                               "blocking") else json.dumps(value)
+                parts.append(f'"{key}": {text}')
+            frames.append("{" + ", ".join(parts) + "}")
+        trials.append("[" + ", ".join(frames) + "]")
+    return "[" + ", ".join(trials) + "]"
+
+
+def dump_episode(episode: Episode, path: Path) -> None:
+    """Write the episode's JSON file atomically (a temporary name, then a rename)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.part")
+    try:
+        tmp.write_text(episode_to_json(episode))
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Dataset roots
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class EpisodePair:
+    """The files of one episode: its expected file and, in evaluation sets, its unexpected one."""
+
+    task: str | None
+    name: str
+    expected: Path | None
+    unexpected: Path | None
+
+
+def _json_files(root: Path) -> list[Path]:
+    """Episode files under root: from the manifest when there is one, else by walking.
+
+    Names starting with ``.`` or ``_`` (staging, journals, ``_meta/`` audit files) are skipped.
+    """
+    if (root / MANIFEST_NAME).exists():
+        rels = list(load_manifest(root)["files"])
+    else:
+        rels = [p.relative_to(root).as_posix() for p in root.rglob("*.json")]
+    return [safe_join(root, rel) for rel in sorted(rels)
+            if rel.endswith(".json") and rel != MANIFEST_NAME
+            and not any(part[:1] in (".", "_") for part in Path(rel).parts)]
+
+
+def find_pairs(root: Path | str) -> list[EpisodePair]:
+    """Every episode under a dataset root (ours or the released layout), sorted by task, name.
+
+    Files are grouped by folder and shared name (``<task>/<name>e.json`` + ``<name>u.json``);
+    ``task`` is the folder's name when it is a task folder (or the root's, for a task folder
+    given as root), else None.
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise UserError(f"{root} is not a folder: give the root of a BIB dataset")
+    groups: dict[tuple[Path, str], dict[bool | None, Path]] = {}
+    for path in _json_files(root):
+        groups.setdefault((path.parent, episode_name(path)), {})[expected_from_name(path)] = path
+    pairs = []
+    for (folder, name), files in groups.items():
+        task = folder.name if folder.name in TASK_FOLDERS else None
+        if None in files:  # a file without an e/u suffix is an episode on its own
+            pairs.append(EpisodePair(task, name, files[None], None))
+        if True in files or False in files:
+            pairs.append(EpisodePair(task, name, files.get(True), files.get(False)))
+    return sorted(pairs, key=lambda p: (p.task or "", str(p.expected or p.unexpected)))
+
+
+def iter_episodes(root: Path | str) -> Iterator[tuple[EpisodePair, Episode | None,
+                                                      Episode | None]]:
+    """Each pair under root with its loaded expected and unexpected episodes (None if absent)."""
+    for pair in find_pairs(root):
+        e = load_episode(pair.expected) if pair.expected else None
+        u = load_episode(pair.unexpected) if pair.unexpected else None
+        yield pair, e, u

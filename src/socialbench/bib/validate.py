@@ -1,0 +1,353 @@
+"""Checks that a BIB dataset is what the paper describes (see docs/bib.md, "Validation").
+
+Every check is a small function returning a list of problems (strings, first ones first), so
+generators and tests can run them on one episode or one pair:
+
+* :func:`validate_episode`: 9 trials; plausible trial lengths; the border ring of walls; walls,
+  objects and the agent's shape constant within a trial; the agent never overlaps a wall or a
+  present barrier; it moves at most 2 px per axis per frame; it sits on home for the first 31
+  frames, holds still for the last 84 and ends touching an object (or the key or lock).
+* :func:`validate_pair`: the expected and unexpected episodes share their familiarization frame
+  for frame (efficiency_irrational: their tests are identical instead), and their test trials
+  differ exactly as the task's rule in :data:`TEST_RULES` says.
+* :func:`check_video`: the mp4 exists, has one 200 x 200 frame per JSON frame, and sampled
+  decoded frames match :func:`render_frame` of the JSON.
+* :func:`validate_dataset`: all of the above over a dataset root, plus the manifest checksums.
+
+Indices in messages count from 0 (trial 8 is the test trial).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import av
+import numpy as np
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+from socialbench.bib.io import EpisodePair, find_pairs, load_episode
+from socialbench.bib.render import Renderer
+from socialbench.bib.schema import (
+    CELL,
+    FRAME_SIZE,
+    GRID,
+    N_FAMILIARIZATION,
+    N_TRIALS,
+    Episode,
+    Frame,
+    Trial,
+)
+from socialbench.core.runner import MANIFEST_NAME, verify_manifest
+from socialbench.errors import UserError
+
+HOME_FRAMES = 31  # bib spec, measured: the agent sits on home for the first 31 frames
+HOLD_FRAMES = 84  # bib spec, measured: the agent holds at its goal for the last 84 frames
+MAX_STEP_PX = 2  # bib spec, measured: at most 2 px per axis per frame
+GOAL_TOUCH_PX = 13.0  # bib spec: centre distance 7-12.5 px at the end; +0.5 for rounding
+MIN_TRIAL_FRAMES = HOME_FRAMES + HOLD_FRAMES  # ours: one move (its frame is the first held)
+MAX_TRIAL_FRAMES = 1_000  # ours: released trials are 136-160 frames; instrumental ones are longer
+VIDEO_SAMPLES = 5  # decoded frames compared with the renderer per video
+VIDEO_POOL = 4  # compare 4 x 4 block means: H.264 4:2:0 smears colour edges
+VIDEO_TOLERANCE = 48.0  # max |difference| of block means; measured on two released episodes
+#                         (crf 18): the same frame <= 33, the agent moved by 1 px >= 51
+
+
+# --------------------------------------------------------------------------------------------
+# One episode
+# --------------------------------------------------------------------------------------------
+def _border_ring() -> set[tuple[int, int]]:
+    last = (GRID - 1) * CELL
+    return {(x, y) for x in range(0, GRID * CELL, CELL) for y in range(0, GRID * CELL, CELL)
+            if x in (0, last) or y in (0, last)}
+
+
+BORDER_RING = frozenset(_border_ring())
+
+
+def _overlaps(frame: Frame) -> str | None:
+    """The first wall or barrier the agent's square overlaps (touching is allowed)."""
+    a = frame.agent
+    if a is None:
+        return None
+    x0, y0, x1, y1 = a.x, a.y, a.x + 2 * a.half, a.y + 2 * a.half
+    for kind, blocks in (("wall", frame.walls), ("fuse wall", frame.fuse_walls),
+                         ("blocking cell", frame.blocking)):
+        for b in blocks:
+            if x0 < b.x + b.width and b.x < x1 and y0 < b.y + b.height and b.y < y1:
+                return f"{kind} at ({b.x}, {b.y})"
+    return None
+
+
+def check_trial(trial: Trial, t: int) -> list[str]:
+    """The per-trial invariants (see the module docstring); ``t`` names the trial."""
+    frames = trial.frames
+    where = f"trial {t}"
+    if not MIN_TRIAL_FRAMES <= len(frames) <= MAX_TRIAL_FRAMES:
+        return [f"{where}: {len(frames)} frames, expected {MIN_TRIAL_FRAMES}-{MAX_TRIAL_FRAMES}"]
+    missing = [f for f, fr in enumerate(frames) if fr.agent is None]
+    if missing:
+        return [f"{where} frame {missing[0]}: no agent ({len(missing)} frames without one)"]
+    problems: list[str] = []
+    first = frames[0]
+    if tuple(first.size) != FRAME_SIZE:
+        problems.append(f"{where}: frame size {first.size}, expected {FRAME_SIZE}")
+    cells = {(b.x, b.y) for b in first.walls}
+    if not cells >= BORDER_RING:
+        problems.append(f"{where}: the walls lack {len(BORDER_RING - cells)} border-ring cells")
+    off_grid = [b for b in first.walls if b.x % CELL or b.y % CELL or (b.width, b.height)
+                != (CELL, CELL)]
+    if off_grid:
+        problems.append(f"{where}: wall ({off_grid[0].x}, {off_grid[0].y}) is not a grid cell")
+    for f, fr in enumerate(frames[1:], start=1):
+        if fr.walls != first.walls:
+            problems.append(f"{where} frame {f}: walls change within the trial")
+            break
+    for f, fr in enumerate(frames[1:], start=1):
+        if fr.objects != first.objects:
+            problems.append(f"{where} frame {f}: objects change within the trial")
+            break
+    for f, fr in enumerate(frames):
+        if fr.agent.shape != first.agent.shape:
+            problems.append(f"{where} frame {f}: the agent's shape changes within the trial")
+            break
+    for f, fr in enumerate(frames):
+        if (hit := _overlaps(fr)) is not None:
+            problems.append(f"{where} frame {f}: the agent overlaps the {hit}")
+            break
+    for f in range(1, len(frames)):
+        a, b = frames[f - 1].agent, frames[f].agent
+        dx, dy = abs(b.x - a.x), abs(b.y - a.y)
+        if dx > MAX_STEP_PX or dy > MAX_STEP_PX:
+            problems.append(f"{where} frame {f}: the agent jumps ({dx:g}, {dy:g}) px, more than "
+                            f"{MAX_STEP_PX} px per axis per frame")
+            break
+    home = first.home
+    if home is None:
+        problems.append(f"{where}: no home")
+    else:
+        for f in range(HOME_FRAMES):
+            if frames[f].agent.center != home.center:
+                problems.append(f"{where} frame {f}: the agent is not on home during the first "
+                                f"{HOME_FRAMES} frames")
+                break
+    end = frames[-1].agent
+    for f in range(len(frames) - HOLD_FRAMES, len(frames)):
+        if (frames[f].agent.x, frames[f].agent.y) != (end.x, end.y):
+            problems.append(f"{where} frame {f}: the agent moves during the last {HOLD_FRAMES} "
+                            "frames (it should hold at its goal)")
+            break
+    last = frames[-1]
+    targets = list(last.objects) + list(last.key) + list(last.lock)
+    if not targets:
+        problems.append(f"{where}: no object to reach in the last frame")
+    else:
+        gap = min(math.dist(end.center, o.center) for o in targets)
+        if gap > GOAL_TOUCH_PX:
+            problems.append(f"{where}: the agent ends {gap:.1f} px from the nearest object, more "
+                            f"than {GOAL_TOUCH_PX} (it should end touching its goal)")
+    return problems
+
+
+def validate_episode(episode: Episode) -> list[str]:
+    """Problems of one episode on its own (empty: valid)."""
+    if len(episode.trials) != N_TRIALS:
+        return [f"{len(episode.trials)} trials, expected {N_TRIALS}"]
+    problems: list[str] = []
+    for t, trial in enumerate(episode.trials):
+        problems += check_trial(trial, t)
+    return problems
+
+
+# --------------------------------------------------------------------------------------------
+# Expected / unexpected pairs
+# --------------------------------------------------------------------------------------------
+SAME, DIFFER, ANY, ABSENT = "same", "differ", "any", "absent"
+
+
+@dataclass(frozen=True)
+class TestRule:
+    """How a task's expected and unexpected test trials relate (compared on the test trial's
+    first frame for the layout, over the whole trial for the agent's path)."""
+
+    shared_familiarization: bool = True  # e and u familiarizations equal frame for frame
+    identical_tests: bool = False  # e and u test trials equal frame for frame
+    walls: str = SAME
+    fuse_walls: str = SAME  # also ABSENT: no removable barrier in either test
+    objects: str = SAME  # objects, key and lock
+    agent_shape: str = SAME
+    path: str = DIFFER  # the agent's positions over the trial
+    length: str = ANY
+
+
+# bib paper, section 3, and bib spec "Tasks"; the layout differences are the designs' own words.
+TEST_RULES: dict[str, TestRule] = {
+    # same layout, objects' places swapped from familiarization: e/u go to different objects
+    "preference": TestRule(),
+    # same layout, identical path; only the agent differs (familiar vs new)
+    "multi_agent": TestRule(agent_shape=DIFFER, path=SAME),
+    # e walls the preferred object in; u leaves both reachable
+    "inaccessible_goal": TestRule(walls=DIFFER, path=ANY),
+    # barrier removed: e straight, u the familiar detour
+    "efficiency_path": TestRule(),
+    # the inefficient path takes the same time as the efficient one
+    "efficiency_time": TestRule(length=SAME),
+    # e irrational, u rational familiarization; the same test
+    "efficiency_irrational": TestRule(shared_familiarization=False, identical_tests=True),
+    # no barrier: e direct, u to the key
+    "instrumental_no_barrier": TestRule(fuse_walls=ABSENT),
+    # a barrier that does not block: e direct, u to the key
+    "instrumental_inconsequential_barrier": TestRule(),
+    # e the barrier blocks, u it does not; the agent goes to the key in both
+    "instrumental_blocking_barrier": TestRule(fuse_walls=DIFFER, path=ANY),
+}
+
+
+def _relation(name: str, want: str, a: object, b: object) -> str | None:
+    if want == SAME and a != b:
+        return f"{name} differ between the expected and unexpected tests (they should not)"
+    if want == DIFFER and a == b:
+        return f"{name} are the same in the expected and unexpected tests (they should differ)"
+    return None
+
+
+def validate_pair(task: str | None, expected: Episode, unexpected: Episode) -> list[str]:
+    """Problems in how an expected and an unexpected episode relate, by the task's rule."""
+    if len(expected.trials) != N_TRIALS or len(unexpected.trials) != N_TRIALS:
+        return [f"pair has {len(expected.trials)}/{len(unexpected.trials)} trials, expected "
+                f"{N_TRIALS} each"]
+    rule = TEST_RULES.get(task or "", TestRule(path=ANY))
+    problems: list[str] = []
+    fam_e, fam_u = expected.familiarization, unexpected.familiarization
+    if rule.shared_familiarization:
+        for t in range(N_FAMILIARIZATION):
+            if fam_e[t].frames != fam_u[t].frames:
+                problems.append(f"trial {t}: the expected and unexpected familiarizations differ "
+                                "(they must be shared frame for frame)")
+                break
+    elif all(fam_e[t].frames == fam_u[t].frames for t in range(N_FAMILIARIZATION)):
+        problems.append("the expected and unexpected familiarizations are identical (this task "
+                        "shows different agents in them)")
+    te, tu = expected.test.frames, unexpected.test.frames
+    if rule.identical_tests:
+        if te != tu:
+            problems.append("the expected and unexpected test trials differ (they must be "
+                            "identical in this task)")
+        return problems
+    e0, u0 = te[0], tu[0]
+    checks = [
+        ("walls", rule.walls, e0.walls, u0.walls),
+        ("objects", rule.objects, (e0.objects, e0.key, e0.lock), (u0.objects, u0.key, u0.lock)),
+        ("agent shapes", rule.agent_shape, e0.agent and e0.agent.shape,
+         u0.agent and u0.agent.shape),
+        ("agent paths", rule.path, [(f.agent and (f.agent.x, f.agent.y)) for f in te],
+         [(f.agent and (f.agent.x, f.agent.y)) for f in tu]),
+        ("test lengths", rule.length, len(te), len(tu)),
+    ]
+    if rule.fuse_walls == ABSENT:
+        if e0.fuse_walls or u0.fuse_walls:
+            problems.append("test trial: a removable barrier is present (this task has none)")
+    else:
+        checks.append(("removable barriers", rule.fuse_walls, e0.fuse_walls, u0.fuse_walls))
+    for name, want, a, b in checks:
+        if (msg := _relation(name, want, a, b)) is not None:
+            problems.append(f"test trial: {msg}")
+    return problems
+
+
+# --------------------------------------------------------------------------------------------
+# Video agreement
+# --------------------------------------------------------------------------------------------
+def _pooled(image: np.ndarray) -> np.ndarray:
+    h, w = image.shape[0] // VIDEO_POOL, image.shape[1] // VIDEO_POOL
+    crop = image[:h * VIDEO_POOL, :w * VIDEO_POOL].astype(np.float32)
+    return crop.reshape(h, VIDEO_POOL, w, VIDEO_POOL, 3).mean(axis=(1, 3))
+
+
+def check_video(episode: Episode, path: Path, samples: int = VIDEO_SAMPLES) -> list[str]:
+    """Problems in how an episode's mp4 agrees with its JSON (frame count, size, pixels)."""
+    path = Path(path)
+    if not path.is_file():
+        return [f"{path.name}: video missing"]
+    frames = [fr for trial in episode.trials for fr in trial.frames]
+    wanted = set(np.linspace(0, len(frames) - 1, samples).round().astype(int).tolist())
+    renderer = Renderer()
+    problems: list[str] = []
+    count = 0
+    try:
+        with av.open(str(path)) as container:
+            for index, decoded in enumerate(container.decode(video=0)):
+                count = index + 1
+                if (decoded.width, decoded.height) != FRAME_SIZE:
+                    return [f"{path.name}: video is {decoded.width}x{decoded.height}, expected "
+                            f"{FRAME_SIZE[0]}x{FRAME_SIZE[1]}"]
+                if index in wanted and index < len(frames) and not problems:
+                    image = decoded.to_ndarray(format="rgb24")
+                    gap = float(np.abs(_pooled(image) - _pooled(renderer.render(frames[index])))
+                                .max())
+                    if gap > VIDEO_TOLERANCE:
+                        problems.append(f"{path.name}: frame {index} does not match the JSON "
+                                        f"(block difference {gap:.0f} > {VIDEO_TOLERANCE:g})")
+    except (av.error.FFmpegError, OSError) as exc:
+        return [f"{path.name}: video cannot be decoded ({exc})"]
+    if count != len(frames):
+        problems.insert(0, f"{path.name}: video has {count} frames, the JSON {len(frames)}")
+    return problems
+
+
+# --------------------------------------------------------------------------------------------
+# A dataset root
+# --------------------------------------------------------------------------------------------
+def _pair_problems(pair: EpisodePair, video_check: bool) -> list[str]:
+    episodes: dict[str, Episode] = {}
+    problems: list[str] = []
+    for path in (pair.expected, pair.unexpected):
+        if path is None:
+            continue
+        try:
+            episode = load_episode(path)
+        except UserError as exc:
+            problems.append(str(exc))
+            continue
+        episodes[path.name] = episode
+        problems += [f"{path.name}: {p}" for p in validate_episode(episode)]
+        if video_check:
+            problems += check_video(episode, path.with_suffix(".mp4"))
+    if pair.expected and pair.unexpected and len(episodes) == 2:
+        e, u = episodes[pair.expected.name], episodes[pair.unexpected.name]
+        problems += [f"{pair.name} ({pair.task}): {p}" for p in validate_pair(pair.task, e, u)]
+    elif pair.expected is None:
+        problems.append(f"{pair.unexpected}: no matching expected (e) file")
+    return problems
+
+
+def validate_dataset(root: Path | str, *, max_problems: int | None = None,
+                     video_check: bool = True, progress: bool = False,
+                     on_pair: Callable[[EpisodePair], None] | None = None) -> list[str]:
+    """Problems found in a dataset root (ours or the released layout), first ones first.
+
+    Stops once ``max_problems`` are found. Without a manifest (released data), checksums are
+    not checked.
+    """
+    root = Path(root)
+    problems: list[str] = []
+    if (root / MANIFEST_NAME).exists():
+        problems += [f"manifest: {p}" for p in verify_manifest(root)]
+    pairs = find_pairs(root)
+    if not pairs:
+        problems.append(f"{root}: no episode files (*e.json / *u.json) found")
+    for pair in _with_progress(pairs, progress):
+        if max_problems is not None and len(problems) >= max_problems:
+            break
+        problems += _pair_problems(pair, video_check)
+        if on_pair is not None:
+            on_pair(pair)
+    return problems if max_problems is None else problems[:max_problems]
+
+
+def _with_progress(pairs: list[EpisodePair], show: bool) -> Iterable[EpisodePair]:
+    with Progress(TextColumn("validating"), BarColumn(), MofNCompleteColumn(),
+                  disable=not show, transient=True) as bar:
+        yield from bar.track(pairs)
