@@ -1,9 +1,34 @@
-"""`socialbench agent validate`."""
+"""`socialbench agent validate DIR`: check an AGENT dataset against the benchmark's design."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
 
 import click
 
+from socialbench.agent3d.io import TRIAL_FILE, read_json
+from socialbench.agent3d.validate import find_trials, validate_dataset
+
 
 @click.command(name="validate")
-def validate() -> None:
-    """Not built yet."""
-    raise click.ClickException("socialbench agent validate is not built yet")
+@click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--max-problems", type=click.IntRange(min=1), default=20, show_default=True,
+              help="Stop after this many problems.")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Processes checking trials in parallel.")
+def validate(root: Path, max_problems: int, workers: int) -> None:
+    """Check every trial under ROOT (manifest checksums, states against configs, no
+    penetration except type 2.5's surprising video, outcomes, pairs sharing familiarization);
+    exit 1 naming the first problems, or print a one-line OK summary."""
+    problems = validate_dataset(root, max_problems=max_problems, workers=workers,
+                                progress=True)
+    if problems:
+        for problem in problems:
+            click.echo(problem, err=True)
+        more = " (stopped there: --max-problems)" if len(problems) >= max_problems else ""
+        raise click.ClickException(f"{len(problems)} problem(s) in {root}{more}")
+    trials = find_trials(root)
+    types = Counter(read_json(t / TRIAL_FILE)["trial_type"] for t in trials)
+    click.echo(f"OK: {len(trials)} trials, {len(types)} type(s) "
+               f"({', '.join(f'{k}: {v}' for k, v in sorted(types.items()))})")

@@ -1,0 +1,115 @@
+"""AGENT generation speed: trials per second, states-only and rendered, beside PyBullet's limit.
+
+For each trial type, one test-split trial (familiarization, expected, surprising) is built by the
+generator (``generate.make_trial``) and written with ``io.write_trial``; then one trial is
+written again with rendering. The limit beside each figure is PyBullet alone, measured in the
+same run on the same scenes: the raw physics steps those trials needed (``stepSimulation`` in a
+loop) and the raw TinyRenderer calls for the same number of frames (``getCameraImage`` in a
+loop, no pose updates, no encoding).
+Run: ``nice -n 10 python benchmarks/agent_generate.py [--types 2.1,4.2] [--size 200]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pybullet as p
+
+from socialbench.agent3d.generate import make_trial
+from socialbench.agent3d.io import write_trial
+from socialbench.agent3d.motion import SUBSTEPS, TIMESTEP
+from socialbench.agent3d.render import RenderOptions, camera_matrices
+from socialbench.agent3d.scene_builder import build_scene, physics_client
+from socialbench.agent3d.schema import TRIAL_TYPES, SceneConfig, Trial
+from socialbench.core.seeding import derive_seed
+
+
+def make_test_trial(trial_type: str, seed: int) -> Trial:
+    """One test-split trial of a type, as the generator makes it (resampling included)."""
+    return make_trial(trial_type, "test", 0, derive_seed(seed, "bench", trial_type))
+
+
+def videos_of(trial: Trial) -> list:
+    return [*trial.familiarization, trial.expected] + \
+        ([trial.surprising] if trial.surprising is not None else [])
+
+
+def raw_steps_per_second(config: SceneConfig, steps: int) -> float:
+    """PyBullet stepping the scene with nothing else: the physics limit."""
+    with physics_client(timestep=TIMESTEP) as client:
+        build_scene(config, client)
+        start = time.perf_counter()
+        for _ in range(steps):
+            p.stepSimulation(physicsClientId=client)
+        return steps / (time.perf_counter() - start)
+
+
+def raw_frames_per_second(config: SceneConfig, frames: int, options: RenderOptions) -> float:
+    """TinyRenderer drawing the scene with nothing else: the rendering limit."""
+    view, projection = camera_matrices(config.camera, options)
+    with physics_client() as client:
+        build_scene(config, client)
+        start = time.perf_counter()
+        for _ in range(frames):
+            p.getCameraImage(options.width, options.height, view, projection, shadow=0,
+                             renderer=p.ER_TINY_RENDERER, physicsClientId=client)
+        return frames / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--types", default=",".join(TRIAL_TYPES),
+                        help="comma-separated trial types (default: all 13)")
+    parser.add_argument("--render-type", default="2.1", help="the type timed with rendering")
+    parser.add_argument("--size", type=int, default=200, help="rendered frame side, pixels")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    types = [t for t in args.types.split(",") if t]
+    options = RenderOptions(width=args.size, height=args.size)
+
+    print(f"{'type':>5} {'videos':>6} {'frames':>6} {'build s':>8} {'write s':>8}")
+    built, frames_total, build_time, write_time = [], 0, 0.0, 0.0
+    with tempfile.TemporaryDirectory() as scratch:
+        for trial_type in types:
+            start = time.perf_counter()
+            trial = make_test_trial(trial_type, args.seed)
+            middle = time.perf_counter()
+            write_trial(trial, Path(scratch) / f"states_{trial_type}")
+            end = time.perf_counter()
+            frames = sum(len(v.frames) for v in videos_of(trial))
+            built.append(trial)
+            frames_total += frames
+            build_time += middle - start
+            write_time += end - middle
+            print(f"{trial_type:>5} {len(videos_of(trial)):>6} {frames:>6} "
+                  f"{middle - start:>8.3f} {end - middle:>8.3f}")
+        states_rate = len(built) / (build_time + write_time)
+        steps = frames_total * SUBSTEPS
+        raw_steps = float(np.median([raw_steps_per_second(t.expected.config, 20_000)
+                                     for t in built]))
+        limit_states = raw_steps / (steps / len(built))
+        frame_rate = frames_total / (build_time + write_time)
+        print(f"\nstates-only: {states_rate:.2f} trials/s ({frame_rate:.0f} frames/s; build "
+              f"{build_time:.2f} s, write {write_time:.2f} s for {len(built)} trials)")
+        print(f"  limit (raw PyBullet stepping, {raw_steps:,.0f} steps/s x {SUBSTEPS} steps/"
+              f"frame): {limit_states:.2f} trials/s")
+
+        rendered = make_test_trial(args.render_type, args.seed)
+        frames = sum(len(v.frames) for v in videos_of(rendered))
+        start = time.perf_counter()
+        write_trial(rendered, Path(scratch) / "rendered", options)
+        render_time = time.perf_counter() - start
+        raw_fps = raw_frames_per_second(rendered.expected.config, min(frames, 300), options)
+        print(f"\nrendered ({args.size}x{args.size}, mp4 + npz, type {args.render_type}, "
+              f"{frames} frames): {1 / render_time:.3f} trials/s ({frames / render_time:.1f}"
+              f" frames/s)")
+        print(f"  limit (raw TinyRenderer, {raw_fps:.1f} frames/s): {raw_fps / frames:.3f} "
+              f"trials/s")
+
+
+if __name__ == "__main__":
+    main()

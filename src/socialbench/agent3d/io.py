@@ -1,0 +1,394 @@
+"""AGENT trial files: write and read trials in the released folder layout.
+
+Layout (as the released AGENT data)::
+
+    scenario_2_action_efficiency/type_2.1/test_set/Trial_7/
+        trial.json                       # written last: a trial without it is incomplete
+        Familiarization_video_1/         # 1 in scenarios 1-3, 4 in scenario 4
+            scene_config.json            # the generation parameters: rebuilds the scene exactly
+            state_info.json              # per frame, per entity states (+ camera, entity table)
+            [rgb.mp4, frames.npz | rgb/ depth/ segmentation/]   # with --render (render.py)
+        expected/
+        surprising/                      # test split only
+
+``trial.json``: ``format``, ``scenario`` (1-4) and its folder name, ``trial_type`` ("2.1"),
+``split``, ``index``, ``videos`` (the folders in order) and, for the test split,
+``test = {"expected": "expected", "surprising": "surprising"}``: what the evaluation needs.
+
+``state_info.json``: ``fps``, ``num_frames``, ``camera`` (position, target, fov_deg, up),
+``entities`` (per entity: id, name, class, shape, label, color (RGBA), size (full extents),
+segmentation_color) and ``frames``: one list per frame of, per entity, ``id``, ``class``,
+``label``, ``position``, ``rotation`` (quaternion x, y, z, w), ``velocity``,
+``angular_velocity`` and ``bbox``: the world axis-aligned 3D box as ``center`` plus the centres
+of its six faces ``top``/``bottom`` (+z/-z), ``right``/``left`` (+x/-x), ``back``/``front``
+(+y/-y). Coordinates are PyBullet's (metres, z up); floats have 5 decimals.
+
+Readers raise a one-line ``DataFileError`` for anything corrupt and bound what they allocate.
+The released AGENT states layout (TDW, y up) is read by ``released.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from socialbench.agent3d.render import RenderOptions, render_video, segmentation_color
+from socialbench.agent3d.scene_builder import ROUND_DIGITS, shape_mesh
+from socialbench.agent3d.schema import (
+    FPS,
+    SCENARIOS,
+    Camera,
+    EntitySpec,
+    EntityState,
+    SceneConfig,
+    Trial,
+    Video,
+)
+from socialbench.errors import DataFileError
+
+FORMAT = "socialbench-agent3d/1"
+TRIAL_FILE = "trial.json"
+CONFIG_FILE = "scene_config.json"
+STATES_FILE = "state_info.json"
+EXPECTED, SURPRISING = "expected", "surprising"
+SPLITS = ("train", "validation", "test")
+MAX_JSON_BYTES = 64 * 1024 * 1024  # refuse larger files before parsing (a 25 s video: ~3 MB)
+MAX_FRAMES = 35 * 120  # two minutes at 35 fps; AGENT's longest video is 25.2 s (agent spec)
+MAX_ENTITIES = 256
+MAX_FAMILIARIZATION = 16  # AGENT has 1 or 4 (agent spec)
+
+
+def familiarization_folder(k: int) -> str:
+    """The released name of the k-th (1-based) familiarization video's folder."""
+    return f"Familiarization_video_{k}"
+
+
+def trial_relpath(scenario: int, trial_type: str, split: str, index: int) -> str:
+    """``scenario_*/type_X.Y/{split}_set/Trial_N``: where a trial lives under a dataset root."""
+    return f"{SCENARIOS[scenario]}/type_{trial_type}/{split}_set/Trial_{index}"
+
+
+# ---------------------------------------------------------------------------------- writing
+
+
+def write_trial(trial: Trial, trial_dir: Path, render: RenderOptions | None = None) -> None:
+    """Write a trial's videos (and, with ``render``, their frames) into ``trial_dir``.
+
+    Every file is written under a temporary name and renamed when complete; ``trial.json``
+    comes last, so an interrupted write never leaves a trial that looks complete.
+    """
+    trial_dir = Path(trial_dir)
+    trial_dir.mkdir(parents=True, exist_ok=True)
+    (trial_dir / TRIAL_FILE).unlink(missing_ok=True)  # rewriting: incomplete until the end
+    videos = named_videos(trial)
+    for folder, video in videos:
+        write_video(video, trial_dir / folder, render)
+    meta: dict[str, Any] = {
+        "format": FORMAT,
+        "scenario": trial.scenario,
+        "scenario_name": SCENARIOS[trial.scenario],
+        "trial_type": trial.trial_type,
+        "split": trial.split,
+        "index": trial.index,
+        "videos": [folder for folder, _ in videos],
+    }
+    if trial.surprising is not None:
+        meta["test"] = {"expected": EXPECTED, "surprising": SURPRISING}
+    atomic_write_json(trial_dir / TRIAL_FILE, meta, indent=1)
+
+
+def write_video(video: Video, video_dir: Path, render: RenderOptions | None = None) -> None:
+    """Write ``scene_config.json`` and ``state_info.json`` (and rendered frames) of one video."""
+    video_dir = Path(video_dir)
+    video_dir.mkdir(parents=True, exist_ok=True)
+    atomic_write_json(video_dir / CONFIG_FILE, config_to_json(video.config), indent=1)
+    atomic_write_json(video_dir / STATES_FILE, state_info_json(video))
+    if render is not None:
+        render_video(video, video_dir, render)
+
+
+def atomic_write_json(path: Path, data: Any, indent: int | None = None) -> None:
+    """Write JSON under a temporary name, then rename: the file is complete or absent."""
+    separators = (",", ": ") if indent is not None else (",", ":")
+    text = json.dumps(data, indent=indent, separators=separators, allow_nan=False)
+    tmp = path.with_name(f".{path.name}.part")
+    tmp.write_text(text + "\n")
+    os.replace(tmp, path)
+
+
+def named_videos(trial: Trial) -> list[tuple[str, Video]]:
+    """(folder name, video) for every video of a trial, in the released order."""
+    videos = [(familiarization_folder(k + 1), v) for k, v in enumerate(trial.familiarization)]
+    videos.append((EXPECTED, trial.expected))
+    if trial.surprising is not None:
+        videos.append((SURPRISING, trial.surprising))
+    return videos
+
+
+def config_to_json(config: SceneConfig) -> dict[str, Any]:
+    """``scene_config.json``: the SceneConfig's fields, tuples as lists."""
+    return {"format": FORMAT, **asdict(config)}
+
+
+def state_info_json(video: Video) -> dict[str, Any]:
+    """``state_info.json``: the camera, an entity table and per-frame per-entity states."""
+    specs = {spec.id: spec for spec in video.config.entities}
+    boxes = {spec.id: world_boxes(spec, [_state(frame, spec.id) for frame in video.frames])
+             for spec in video.config.entities}
+    frames = []
+    for index, frame in enumerate(video.frames):
+        rows = []
+        for state in frame:
+            spec = specs[state.id]
+            rows.append({
+                "id": state.id, "class": spec.kind, "label": spec.label,
+                "position": list(state.position), "rotation": list(state.orientation),
+                "velocity": list(state.velocity), "angular_velocity": list(state.angular_velocity),
+                "bbox": boxes[state.id][index],
+            })
+        frames.append(rows)
+    return {
+        "format": FORMAT,
+        "fps": video.config.fps,
+        "num_frames": len(video.frames),
+        "camera": asdict(video.config.camera),
+        "entities": entity_table(video.config.entities),
+        "frames": frames,
+    }
+
+
+def entity_table(entities: Sequence[EntitySpec]) -> list[dict[str, Any]]:
+    """``state_info.json``'s ``entities``: what each entity is, once per video."""
+    return [{"id": s.id, "name": s.name, "class": s.kind, "shape": s.shape, "label": s.label,
+             "color": list(s.rgba), "size": list(s.size),
+             "segmentation_color": list(segmentation_color(s.id))} for s in entities]
+
+
+def _state(frame: Sequence[EntityState], entity_id: int) -> EntityState | None:
+    return next((s for s in frame if s.id == entity_id), None)
+
+
+def quaternion_matrices(quaternions: np.ndarray) -> np.ndarray:
+    """(N, 4) quaternions (x, y, z, w) -> (N, 3, 3) rotation matrices."""
+    q = quaternions / np.linalg.norm(quaternions, axis=1, keepdims=True)
+    x, y, z, w = q.T
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], axis=1),
+        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], axis=1),
+        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], axis=1),
+    ], axis=1)
+
+
+def world_boxes(spec: EntitySpec, states: Sequence[EntityState | None]) -> list[dict | None]:
+    """The world axis-aligned box (centre + six face centres) of one entity in each frame."""
+    present = [s for s in states if s is not None]
+    if not present:
+        return [None] * len(states)
+    # rint(x * 1e5) / 1e5 is the double nearest a 5-decimal number, as round() gives; + 0.0
+    # turns -0.0 into 0.0
+    points = (np.round(box_points(spec, present), ROUND_DIGITS) + 0.0).tolist()
+    boxes = iter(dict(zip(FACE_NAMES, frame, strict=True)) for frame in points)
+    return [next(boxes) if s is not None else None for s in states]
+
+
+def box_points(spec: EntitySpec, states: Sequence[EntityState]) -> np.ndarray:
+    """(N, 7, 3): per state, the world box's centre and face centres (``FACE_NAMES`` order)."""
+    vertices, _ = shape_mesh(spec.shape, spec.size)
+    positions = np.array([s.position for s in states], dtype=float).reshape(-1, 3)
+    rotations = quaternion_matrices(np.array([s.orientation for s in states],
+                                             dtype=float).reshape(-1, 4))
+    world = positions[:, None, :] + np.einsum("nij,vj->nvi", rotations, vertices)
+    low, high = world.min(axis=1), world.max(axis=1)
+    centre, half = (low + high) / 2, (high - low) / 2
+    return centre[:, None, :] + _FACE_OFFSETS[None] * half[:, None, :]
+
+
+# the box centre, then the centres of its faces: +z, -z, +x, -x, +y, -y
+FACE_NAMES = ("center", "top", "bottom", "right", "left", "back", "front")
+_FACE_OFFSETS = np.array([(0, 0, 0), (0, 0, 1), (0, 0, -1), (1, 0, 0), (-1, 0, 0), (0, 1, 0),
+                          (0, -1, 0)], dtype=float)
+
+
+# ---------------------------------------------------------------------------------- reading
+
+
+def load_trial(path: Path, raw_states: dict[str, Any] | None = None) -> Trial:
+    """Read a trial folder written by ``write_trial`` into typed objects.
+
+    ``raw_states``, when given, receives each video folder's parsed ``state_info.json`` by
+    folder name (for checks of what is stored beyond the typed states, such as the boxes).
+    """
+    path = Path(path)
+    meta = read_json(path / TRIAL_FILE)
+    where = path / TRIAL_FILE
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise DataFileError(where, f"not a socialbench AGENT trial (format {FORMAT!r} expected); "
+                            f"released AGENT folders are read with agent3d.released")
+    scenario = _field(meta, "scenario", int, where)
+    if scenario not in SCENARIOS:
+        raise DataFileError(where, f"scenario {scenario} is not one of 1-4")
+    split = _field(meta, "split", str, where)
+    if split not in SPLITS:
+        raise DataFileError(where, f"split {split!r} is not one of {', '.join(SPLITS)}")
+    folders = _field(meta, "videos", list, where)
+    familiar = [f for f in folders if isinstance(f, str) and f.startswith("Familiarization_")]
+    if not familiar or len(familiar) > MAX_FAMILIARIZATION or \
+            familiar != [familiarization_folder(k + 1) for k in range(len(familiar))]:
+        raise DataFileError(where, f"videos {folders!r}: expected Familiarization_video_1..N "
+                            f"(N <= {MAX_FAMILIARIZATION}), then expected [and surprising]")
+    has_surprise = SURPRISING in folders
+    if EXPECTED not in folders or has_surprise != ("test" in meta):
+        raise DataFileError(where, "the video list must hold 'expected', and 'surprising' "
+                            "exactly when the trial has a 'test' entry")
+    def video(folder: str) -> Video:
+        return load_video(path / folder, raw_states)
+
+    return Trial(
+        scenario=scenario, trial_type=_field(meta, "trial_type", str, where), split=split,
+        index=_field(meta, "index", int, where),
+        familiarization=[video(f) for f in familiar], expected=video(EXPECTED),
+        surprising=video(SURPRISING) if has_surprise else None,
+    )
+
+
+def load_video(video_dir: Path, raw_states: dict[str, Any] | None = None) -> Video:
+    """Read one video folder: its scene config and per-frame states (``raw_states``: see
+    ``load_trial``)."""
+    video_dir = Path(video_dir)
+    config = config_from_json(read_json(video_dir / CONFIG_FILE), video_dir / CONFIG_FILE)
+    where = video_dir / STATES_FILE
+    info = read_json(where)
+    if not isinstance(info, dict):
+        raise DataFileError(where, "expected a JSON object with 'frames'")
+    if raw_states is not None:
+        raw_states[video_dir.name] = info
+    raw_frames = _field(info, "frames", list, where)
+    if len(raw_frames) > MAX_FRAMES:
+        raise DataFileError(where, f"{len(raw_frames)} frames, more than the {MAX_FRAMES} "
+                            f"this reader accepts")
+    known = {spec.id for spec in config.entities}
+    frames = []
+    for index, raw in enumerate(raw_frames):
+        if not isinstance(raw, list) or len(raw) > MAX_ENTITIES:
+            raise DataFileError(where, f"frame {index} must be a list of at most "
+                                f"{MAX_ENTITIES} entity states")
+        frame = [_entity_state(row, where, index) for row in raw]
+        unknown = {s.id for s in frame} - known
+        if unknown:
+            raise DataFileError(where, f"frame {index} has entities {sorted(unknown)} that "
+                                f"{CONFIG_FILE} does not define")
+        frames.append(frame)
+    return Video(config=config, frames=frames)
+
+
+def config_from_json(data: Any, where: Path) -> SceneConfig:
+    """Parse ``scene_config.json`` into a SceneConfig (strict types, bounded sizes)."""
+    if not isinstance(data, dict):
+        raise DataFileError(where, "expected a JSON object")
+    raw_entities = _field(data, "entities", list, where)
+    if len(raw_entities) > MAX_ENTITIES:
+        raise DataFileError(where, f"{len(raw_entities)} entities, more than {MAX_ENTITIES}")
+    entities = [_entity_spec(raw, where) for raw in raw_entities]
+    if len({e.id for e in entities}) != len(entities):
+        raise DataFileError(where, "two entities share an id")
+    camera = _field(data, "camera", dict, where)
+    video = _field(data, "video", str, where)
+    if video not in ("familiarization", EXPECTED, SURPRISING):
+        raise DataFileError(where, f"video kind {video!r} is not familiarization, expected "
+                            f"or surprising")
+    annotations = data.get("annotations", {})
+    if not isinstance(annotations, dict):
+        raise DataFileError(where, "'annotations' must be an object")
+    return SceneConfig(
+        scenario=_field(data, "scenario", int, where),
+        trial_type=_field(data, "trial_type", str, where),
+        video=video,  # type: ignore[arg-type]  # checked just above
+        entities=entities,
+        camera=Camera(position=_vector(camera, "position", 3, where),
+                      target=_vector(camera, "target", 3, where),
+                      fov_deg=_number(camera, "fov_deg", where),
+                      up=_vector(camera, "up", 3, where)),
+        seed=_field(data, "seed", int, where),
+        fps=_field(data, "fps", int, where) if "fps" in data else FPS,
+        annotations=annotations,
+    )
+
+
+def read_json(path: Path) -> Any:
+    """Parse a JSON file, refusing files over ``MAX_JSON_BYTES``; one-line errors."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise DataFileError(path, "missing; the trial is incomplete (regenerate it)") from None
+    if size > MAX_JSON_BYTES:
+        raise DataFileError(path, f"{size} bytes, more than the {MAX_JSON_BYTES} this reader "
+                            f"accepts")
+    try:
+        return json.loads(path.read_bytes(), parse_constant=_reject_constant)
+    except (json.JSONDecodeError, UnicodeDecodeError, ValueError) as exc:
+        raise DataFileError(path, f"not valid JSON ({exc}); regenerate the file") from None
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"non-finite number {name}")
+
+
+def _entity_spec(raw: Any, where: Path) -> EntitySpec:
+    if not isinstance(raw, dict):
+        raise DataFileError(where, "every entity must be a JSON object")
+    kind = _field(raw, "kind", str, where)
+    if kind not in ("agent", "goal", "obstacle", "occluder", "floor"):
+        raise DataFileError(where, f"entity kind {kind!r} is unknown")
+    return EntitySpec(
+        id=_field(raw, "id", int, where), name=_field(raw, "name", str, where),
+        kind=kind,  # type: ignore[arg-type]  # checked just above
+        shape=_field(raw, "shape", str, where), size=_vector(raw, "size", 3, where),
+        position=_vector(raw, "position", 3, where),
+        orientation=_vector(raw, "orientation", 4, where),
+        label=_field(raw, "label", int, where), rgba=_vector(raw, "rgba", 4, where),
+        static=_field(raw, "static", bool, where), mass=_number(raw, "mass", where),
+    )
+
+
+def _entity_state(row: Any, where: Path, frame: int) -> EntityState:
+    if not isinstance(row, dict):
+        raise DataFileError(where, f"frame {frame}: every entity state must be an object")
+    return EntityState(id=_field(row, "id", int, where),
+                       position=_vector(row, "position", 3, where),
+                       orientation=_vector(row, "rotation", 4, where),
+                       velocity=_vector(row, "velocity", 3, where),
+                       angular_velocity=_vector(row, "angular_velocity", 3, where))
+
+
+def _field(data: Mapping[str, Any], key: str, kind: type, where: Path) -> Any:
+    value = data.get(key)
+    # bool is an int in Python: a flag is not an id, and an id is not a flag
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise DataFileError(where, f"field {key!r} must be a {kind.__name__}, got {value!r:.60}")
+    return value
+
+
+def _number(data: Mapping[str, Any], key: str, where: Path) -> float:
+    value = data.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise DataFileError(where, f"field {key!r} must be a finite number, got {value!r:.60}")
+    return float(value)
+
+
+def _vector(data: Mapping[str, Any], key: str, length: int, where: Path) -> tuple[float, ...]:
+    value = data.get(key)
+    # type() rather than isinstance: a bool is not a coordinate
+    if isinstance(value, list) and len(value) == length and \
+            all(type(v) is float or type(v) is int for v in value):
+        vector = tuple(map(float, value))
+        if all(math.isfinite(v) for v in vector):
+            return vector
+    raise DataFileError(where, f"field {key!r} must be a list of {length} finite numbers, "
+                        f"got {value!r:.60}")

@@ -1,0 +1,221 @@
+"""Render AGENT videos headless on the CPU: RGB, depth and instance segmentation (TinyRenderer).
+
+A video is rendered from its ``SceneConfig`` (rebuilt with ``scene_builder``) and its stored
+per-frame states, from the config's fixed camera, so rendering never re-simulates anything.
+
+Files written into a video folder (``RenderOptions`` chooses):
+
+- ``rgb.mp4``: H.264 at the config's fps (35, the AGENT paper's), via ``core.video.write_mp4``.
+- ``frames.npz`` (``frames="npz"``, the default): ``rgb`` uint8 (N, H, W, 3), ``depth_mm``
+  uint16 (N, H, W) distance along the camera axis in millimetres (65535 = farther or nothing),
+  ``segmentation`` int16 (N, H, W) entity id per pixel, -1 for none. Written deterministically
+  (fixed zip timestamps), so equal seeds give equal bytes.
+- ``rgb/NNNN.png``, ``depth/NNNN.png`` (16-bit, mm), ``segmentation/NNNN.png`` (each entity in
+  its ``segmentation_color``, as the released data's instance masks) for ``frames="png"``.
+"""
+
+from __future__ import annotations
+
+import colorsys
+import os
+import shutil
+import tempfile
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pybullet as p
+from PIL import Image
+
+from socialbench.agent3d.scene_builder import build_scene, physics_client, set_states
+from socialbench.agent3d.schema import Camera, Video
+from socialbench.core.video import write_mp4
+from socialbench.errors import DataFileError, UserError
+
+FrameFormat = Literal["npz", "png", "none"]
+NPZ_NAME = "frames.npz"
+MP4_NAME = "rgb.mp4"
+MAX_RENDER_SIDE = 4096  # refuse absurd resolutions before allocating anything
+MAX_NPZ_ELEMENTS = 2_000_000_000  # what ``read_frames`` agrees to allocate per array
+_ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed member timestamps: byte-identical npz files
+_LIGHT_DIRECTION = (-1.0, -2.0, 3.0)  # a fixed key light from above, behind the camera's left
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    """What ``--render`` writes: resolution (even sides, for H.264), mp4 and per-frame arrays."""
+
+    width: int = 200
+    height: int = 200
+    frames: FrameFormat = "npz"
+    mp4: bool = True
+    near: float = 0.05  # m, camera clipping planes
+    far: float = 30.0  # m: the 12 m room's diagonal with room to spare
+
+    def __post_init__(self) -> None:
+        for side, value in (("width", self.width), ("height", self.height)):
+            if not (2 <= value <= MAX_RENDER_SIDE) or value % 2:
+                raise UserError(f"render {side} {value} is not allowed; use an even number of "
+                                f"pixels between 2 and {MAX_RENDER_SIDE}")
+        if self.frames not in ("npz", "png", "none"):
+            raise UserError(f"unknown frame format {self.frames!r}; use npz, png or none")
+        if not 0 < self.near < self.far:
+            raise UserError(f"camera planes near={self.near}, far={self.far}: need 0 < near < far")
+
+
+@dataclass(frozen=True)
+class RenderedFrame:
+    rgb: np.ndarray  # (H, W, 3) uint8
+    depth_mm: np.ndarray  # (H, W) uint16
+    segmentation: np.ndarray  # (H, W) int16 entity ids, -1 for none
+
+
+def segmentation_color(entity_id: int) -> tuple[int, int, int]:
+    """A fixed, well-separated RGB colour per entity id (golden-ratio hues)."""
+    hue = (entity_id * 0.618033988749895) % 1.0
+    value = 1.0 if entity_id % 2 == 0 else 0.7
+    r, g, b = colorsys.hsv_to_rgb(hue, 0.85, value)
+    return int(round(r * 255)), int(round(g * 255)), int(round(b * 255))
+
+
+def camera_matrices(camera: Camera, options: RenderOptions) -> tuple[list[float], list[float]]:
+    """PyBullet view and projection matrices for a camera at the render's aspect ratio."""
+    view = p.computeViewMatrix(camera.position, camera.target, camera.up)
+    projection = p.computeProjectionMatrixFOV(camera.fov_deg, options.width / options.height,
+                                              options.near, options.far)
+    return list(view), list(projection)
+
+
+def render_frames(video: Video, options: RenderOptions) -> Iterator[RenderedFrame]:
+    """Rebuild the scene once and render every stored frame from the config's camera."""
+    view, projection = camera_matrices(video.config.camera, options)
+    with physics_client() as client:
+        ids = build_scene(video.config, client)
+        entity_of_body = np.full(max(ids.values()) + 2, -1, dtype=np.int16)  # last stays -1
+        for entity_id, body in ids.items():
+            entity_of_body[body] = entity_id
+        for states in video.frames:
+            set_states(client, ids, states)
+            _, _, rgba, depth, seg = p.getCameraImage(
+                options.width, options.height, view, projection, shadow=0,
+                lightDirection=_LIGHT_DIRECTION, renderer=p.ER_TINY_RENDERER,
+                physicsClientId=client)
+            yield _decode(rgba, depth, seg, entity_of_body, options)
+
+
+def _decode(rgba: object, depth: object, seg: object, entity_of_body: np.ndarray,
+            options: RenderOptions) -> RenderedFrame:
+    shape = (options.height, options.width)
+    rgb = np.asarray(rgba, dtype=np.uint8).reshape(*shape, 4)[..., :3]
+    buffer = np.asarray(depth, dtype=np.float64).reshape(shape)
+    near, far = options.near, options.far
+    metres = far * near / (far - (far - near) * buffer)  # OpenGL depth buffer -> eye distance
+    depth_mm = np.clip(np.rint(metres * 1000.0), 0, 65535).astype(np.uint16)
+    bodies = np.asarray(seg, dtype=np.int64).reshape(shape)
+    # -1 (nothing) and any unknown body index the table's last entry, which is -1
+    segmentation = entity_of_body[np.clip(bodies, -1, len(entity_of_body) - 1)]
+    return RenderedFrame(np.ascontiguousarray(rgb), depth_mm, segmentation.astype(np.int16))
+
+
+def render_video(video: Video, video_dir: Path, options: RenderOptions) -> None:
+    """Write the rendered files of one video into ``video_dir`` (each complete or absent)."""
+    video_dir = Path(video_dir)
+    count, height, width = len(video.frames), options.height, options.width
+    colors = {s.id: segmentation_color(s.id) for s in video.config.entities}
+    with tempfile.TemporaryDirectory(dir=video_dir, prefix=".render-") as scratch:
+        arrays = {}
+        if options.frames == "npz":
+            arrays = {
+                "rgb": _memmap(scratch, "rgb", np.uint8, (count, height, width, 3)),
+                "depth_mm": _memmap(scratch, "depth_mm", np.uint16, (count, height, width)),
+                "segmentation": _memmap(scratch, "segmentation", np.int16, (count, height, width)),
+            }
+        if options.frames == "png":
+            for sub in ("rgb", "depth", "segmentation"):
+                (Path(scratch) / sub).mkdir()
+
+        def frames() -> Iterator[np.ndarray]:
+            for index, frame in enumerate(render_frames(video, options)):
+                if arrays:
+                    arrays["rgb"][index] = frame.rgb
+                    arrays["depth_mm"][index] = frame.depth_mm
+                    arrays["segmentation"][index] = frame.segmentation
+                if options.frames == "png":
+                    _save_pngs(Path(scratch), index, frame, colors)
+                yield frame.rgb
+
+        if options.mp4:
+            write_mp4(Path(scratch) / MP4_NAME, frames(), video.config.fps)
+        else:
+            for _ in frames():
+                pass
+        if arrays:
+            for array in arrays.values():
+                array.flush()
+            _write_npz(Path(scratch) / NPZ_NAME, {name: Path(scratch) / f"{name}.npy"
+                                                  for name in arrays})
+            del arrays
+        for name in (MP4_NAME, NPZ_NAME, "rgb", "depth", "segmentation"):
+            source, target = Path(scratch) / name, video_dir / name
+            if (name in (MP4_NAME, NPZ_NAME) and source.is_file()) or \
+                    (name not in (MP4_NAME, NPZ_NAME) and source.is_dir()):
+                if target.is_dir():
+                    shutil.rmtree(target)
+                os.replace(source, target)
+
+
+def _memmap(folder: str, name: str, dtype: type, shape: tuple[int, ...]) -> np.memmap:
+    return np.lib.format.open_memmap(Path(folder) / f"{name}.npy", mode="w+", dtype=dtype,
+                                     shape=shape)
+
+
+def _save_pngs(folder: Path, index: int, frame: RenderedFrame,
+               colors: dict[int, tuple[int, int, int]]) -> None:
+    name = f"{index:04d}.png"
+    Image.fromarray(frame.rgb).save(folder / "rgb" / name)
+    Image.fromarray(frame.depth_mm).save(folder / "depth" / name)
+    painted = np.zeros((*frame.segmentation.shape, 3), dtype=np.uint8)
+    for entity_id, color in colors.items():
+        painted[frame.segmentation == entity_id] = color
+    Image.fromarray(painted).save(folder / "segmentation" / name)
+
+
+def _write_npz(path: Path, members: dict[str, Path]) -> None:
+    """An npz (zip of .npy) with fixed timestamps, copied from .npy files in streaming."""
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
+        for name, source in members.items():
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=_ZIP_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            with open(source, "rb") as src, archive.open(info, "w", force_zip64=True) as dst:
+                shutil.copyfileobj(src, dst, 1 << 20)
+
+
+def read_frames(video_dir: Path) -> dict[str, np.ndarray]:
+    """Load ``frames.npz`` of a rendered video, refusing arrays that claim absurd sizes."""
+    path = Path(video_dir) / NPZ_NAME
+    arrays: dict[str, np.ndarray] = {}
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for info in archive.infolist():
+                with archive.open(info) as handle:
+                    version = np.lib.format.read_magic(handle)
+                    header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                              else np.lib.format.read_array_header_2_0)
+                    shape, _, dtype = header(handle)
+                    if dtype.hasobject:
+                        raise DataFileError(path, f"{info.filename} holds Python objects; "
+                                            f"only plain numeric arrays are read")
+                    if int(np.prod(shape, dtype=np.int64)) > MAX_NPZ_ELEMENTS:
+                        raise DataFileError(path, f"{info.filename} claims shape {shape}, "
+                                            f"more than this reader allocates")
+                with archive.open(info) as handle:
+                    arrays[info.filename.removesuffix(".npy")] = np.lib.format.read_array(
+                        handle, allow_pickle=False)
+    except FileNotFoundError:
+        raise DataFileError(path, "missing; render the video with --render") from None
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
+        raise DataFileError(path, f"not a readable npz ({exc}); re-render the video") from None
+    return arrays
