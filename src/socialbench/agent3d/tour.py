@@ -1,8 +1,57 @@
-"""This benchmark's section of `socialbench run`."""
+"""This benchmark's section of `socialbench run`: one test trial of every AGENT type, generated
+in PyBullet, validated, and summarised (what the expected and surprising videos do)."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
 
 from rich.console import Console
+from rich.table import Table
+
+from socialbench.agent3d.generate import generate
+from socialbench.agent3d.io import load_trial
+from socialbench.agent3d.render import RenderOptions
+from socialbench.agent3d.schema import TRIAL_TYPES, Video
+from socialbench.agent3d.validate import find_trials, validate_dataset
+
+
+def _doing(video: Video | None) -> str:
+    if video is None:
+        return "-"
+    notes = video.config.annotations
+    if notes.get("gave_up"):
+        return "gives up"
+    path = notes.get("plan", {}).get("path", "?")
+    return f"goal {notes.get('goal_id')}: {path}"
 
 
 def tour(console: Console, quick: bool = True) -> None:
-    """Run a small, complete pass of this benchmark and print its tables."""
-    console.print("not built yet")
+    """Generate one test trial of each of the 13 types (states only; ``quick=False`` also renders
+    them at 64x64), validate them, and print what each video shows."""
+    render = None if quick else RenderOptions(width=64, height=64, frames="none")
+    with tempfile.TemporaryDirectory(prefix="socialbench-agent-") as folder:
+        root = Path(folder)
+        start = time.perf_counter()
+        generate(root, seed=0, types=TRIAL_TYPES, splits=("test",), scale=1e-6, workers=1,
+                 render=render, show_progress=False)
+        seconds = time.perf_counter() - start
+        problems = validate_dataset(root)
+        table = Table(title="AGENT: one generated test trial per type (PyBullet)")
+        for column in ("type", "fam. videos", "frames", "familiarization", "expected",
+                       "surprising"):
+            table.add_column(column)
+        for trial_dir in find_trials(root):
+            trial = load_trial(trial_dir)
+            frames = sum(len(v.frames) for v in (*trial.familiarization, trial.expected,
+                                                 trial.surprising) if v is not None)
+            table.add_row(trial.trial_type, str(len(trial.familiarization)), str(frames),
+                          "; ".join(_doing(v) for v in trial.familiarization),
+                          _doing(trial.expected), _doing(trial.surprising))
+        console.print(table)
+        console.print(f"generated {len(TRIAL_TYPES)} trials in {seconds:.1f} s "
+                      f"({'states only' if render is None else 'rendered 64x64'}); "
+                      f"validation: {'OK' if not problems else f'{len(problems)} problem(s)'}")
+        for problem in problems[:5]:
+            console.print(f"  [red]{problem}")

@@ -1,0 +1,146 @@
+"""Generate AGENT datasets: splits, counts per type, one runner job per trial.
+
+Counts per type follow the paper (agent spec): at ``scale=1``, 1,920 train / 480 validation /
+960 test trials. For each type the train and validation trials are generated as one pool of
+expected-only trials of which a seeded random 20% becomes the validation set (agent spec,
+"Validation = a random 20% of each type's generated trials"); test trials also carry the
+surprising video. Smaller scales shrink every count, keeping at least one trial per type and
+split, so quick runs still cover every type.
+
+Every trial is a job of ``core.runner`` (workers, resume, manifest with checksums, progress):
+its files depend only on (seed, type, split, index), never on the worker count. A recipe
+sample that does not give the trial its type needs (or an agent that gets stuck) is resampled
+with the next attempt number, so the choice is deterministic too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from socialbench.agent3d.io import trial_relpath, write_trial
+from socialbench.agent3d.motion import MotionError
+from socialbench.agent3d.planning import NoPathError
+from socialbench.agent3d.render import RenderOptions
+from socialbench.agent3d.scenarios import RECIPES, Context, RecipeError
+from socialbench.agent3d.schema import TRIAL_TYPES, Trial
+from socialbench.core.runner import Job, run_jobs
+from socialbench.core.seeding import derive_seed, rng_for
+from socialbench.errors import UserError
+
+# agent spec, "Trials per type (train/val/test)"
+PAPER_COUNTS: dict[str, tuple[int, int, int]] = {
+    "1.1": (120, 30, 60), "1.2": (160, 40, 80), "1.3": (120, 30, 60), "1.4": (160, 40, 80),
+    "2.1": (80, 20, 40), "2.2": (80, 20, 40), "2.3": (80, 20, 40), "2.4": (160, 40, 80),
+    "2.5": (80, 20, 40), "3.1": (160, 40, 80), "3.2": (240, 60, 120),
+    "4.1": (240, 60, 120), "4.2": (240, 60, 120),
+}
+SPLITS = ("train", "validation", "test")
+VALIDATION_FRACTION = 0.2  # agent spec: validation = a random 20% of each type's trials
+MAX_ATTEMPTS = 40  # resamples before a trial is declared impossible (a bug, not bad luck)
+
+
+def scenario_of(trial_type: str) -> int:
+    return int(trial_type.split(".")[0])
+
+
+def parse_types(text: str | None) -> list[str]:
+    """``"2.1,4.2"`` -> ["2.1", "4.2"]; None or "all" -> every type."""
+    if text is None or text.strip().lower() == "all":
+        return list(TRIAL_TYPES)
+    types = [t.strip() for t in text.split(",") if t.strip()]
+    unknown = [t for t in types if t not in TRIAL_TYPES]
+    if unknown or not types:
+        raise UserError(f"unknown trial type(s) {', '.join(unknown) or repr(text)}; "
+                        f"choose from {','.join(TRIAL_TYPES)}")
+    return sorted(set(types), key=TRIAL_TYPES.index)
+
+
+def split_counts(trial_type: str, scale: float) -> dict[str, int]:
+    """Trials per split for one type at a scale (at least 1 each when scale > 0)."""
+    if not 0 < scale <= 1:
+        raise UserError(f"--scale must be in (0, 1], got {scale}")
+    train, val, test = PAPER_COUNTS[trial_type]
+    pool = max(2, round((train + val) * scale))
+    n_val = max(1, round(pool * VALIDATION_FRACTION))
+    return {"train": pool - n_val, "validation": n_val, "test": max(1, round(test * scale))}
+
+
+def plan_jobs(seed: int, types: Iterable[str], splits: Sequence[str], scale: float,
+              render: RenderOptions | None = None, extended: bool = False) -> list[Job]:
+    """One job per trial. Train/validation trials are drawn from one pool per type, of which
+    a seeded 20% (``VALIDATION_FRACTION``) becomes validation."""
+    jobs = []
+    for trial_type in types:
+        counts = split_counts(trial_type, scale)
+        pool = counts["train"] + counts["validation"]
+        order = rng_for(seed, "agent3d-validation", trial_type).permutation(pool)
+        chosen = {"validation": sorted(int(i) for i in order[:counts["validation"]]),
+                  "train": sorted(int(i) for i in order[counts["validation"]:])}
+        for split in splits:
+            members = chosen[split] if split != "test" else list(range(counts["test"]))
+            for index, member in enumerate(members):
+                key = ("test", member) if split == "test" else ("pool", member)
+                params: dict[str, Any] = {"trial_type": trial_type, "split": split,
+                                          "index": index, "extended": extended,
+                                          "render": _render_params(render)}
+                jobs.append(Job(name=f"{trial_type}/{split}/{index}",
+                                seed=derive_seed(seed, "agent3d", trial_type, *key),
+                                params=params))
+    return jobs
+
+
+def _render_params(render: RenderOptions | None) -> dict[str, Any] | None:
+    if render is None:
+        return None
+    return {"width": render.width, "height": render.height, "frames": render.frames,
+            "mp4": render.mp4}
+
+
+def make_trial(trial_type: str, split: str, index: int, seed: int,
+               extended: bool = False) -> Trial:
+    """Build one trial (resampling a scene that does not fit its type)."""
+    recipe = RECIPES[trial_type]
+    problems = []
+    for attempt in range(MAX_ATTEMPTS):
+        ctx = Context(rng=rng_for(seed, "attempt", attempt), scenario=scenario_of(trial_type),
+                      trial_type=trial_type, seed=seed, surprising=split == "test",
+                      extended=extended, index=index)
+        try:
+            videos = recipe(ctx)
+        except (RecipeError, MotionError, NoPathError) as exc:
+            problems.append(str(exc))
+            continue
+        return Trial(scenario=ctx.scenario, trial_type=trial_type, split=split,  # type: ignore[arg-type]
+                     index=index, familiarization=videos.familiarization,
+                     expected=videos.expected, surprising=videos.surprising)
+    raise RuntimeError(f"type {trial_type}: no valid trial in {MAX_ATTEMPTS} attempts "
+                       f"(last problems: {problems[-3:]})")
+
+
+def build_trial_job(job: Job, staging: Path) -> None:
+    """``core.runner`` builder: simulate one trial and write it under its released path."""
+    params = job.params
+    trial = make_trial(params["trial_type"], params["split"], params["index"], job.seed,
+                       params.get("extended", False))
+    render = RenderOptions(**params["render"]) if params.get("render") else None
+    relpath = trial_relpath(trial.scenario, trial.trial_type, trial.split, trial.index)
+    write_trial(trial, staging / relpath, render)
+
+
+def generate(out_dir: Path, seed: int = 0, types: Iterable[str] | None = None,
+             splits: Sequence[str] = SPLITS, scale: float = 1.0, workers: int = 1,
+             render: RenderOptions | None = None, extended: bool = False,
+             show_progress: bool = True) -> dict[str, Any]:
+    """Generate (or resume) a dataset under ``out_dir``; return its manifest."""
+    types = list(types) if types is not None else list(TRIAL_TYPES)
+    for split in splits:
+        if split not in SPLITS:
+            raise UserError(f"unknown split {split!r}; use train, validation or test")
+    jobs = plan_jobs(seed, types, splits, scale, render, extended)
+    info = {"generator": "socialbench.agent3d", "seed": seed, "types": types,
+            "splits": list(splits), "scale": scale, "extended_shapes": extended,
+            "render": _render_params(render)}
+    return run_jobs(out_dir, jobs, build_trial_job, workers=workers,
+                    description="AGENT trials", dataset_info=info, show_progress=show_progress)

@@ -1,0 +1,128 @@
+"""What every AGENT recipe shares: the trial context, simulating one video, replaying a path.
+
+A recipe samples layouts, asks ``planning`` what the agent does, and calls :func:`simulate` for
+each video. Recipes raise :class:`RecipeError` (or ``MotionError`` comes up from the physics)
+when a sample does not make the trial its type needs; the generator then resamples.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pybullet as p
+
+from socialbench.agent3d.motion import FPS, MotionError, Mover, Simulation, Step
+from socialbench.agent3d.planning import NoPathError, Plan, efficient_plan
+from socialbench.agent3d.scenes import AGENT_ID, OCCLUDER_HEIGHT, OCCLUDER_ID, Layout
+from socialbench.agent3d.schema import Video
+
+LOOK_SWEEP_DEG = (20.0, 60.0)  # ours: how far the agent looks left/right at the start
+SETTLE_SECONDS = 0.6  # ours: the agent stands at its goal before the video ends
+MIN_VIDEO_SECONDS = 5.6  # AGENT paper: videos last 5.6-25.2 s (short ones end standing still)
+GIVE_UP_SECONDS = 2.0  # ours: how long a giving-up agent stands still
+OCCLUDER_PUSH = 12.0  # N, ours: knocks the 2 kg occluder over toward the camera
+OCCLUDER_FALL_SECONDS = 1.6  # ours: the fall and the revealed scene, after the agent arrives
+MAX_PENETRATION = 0.01  # m: deeper contact than this counts as passing through (ours)
+MAX_LANDING_PENETRATION = 0.02  # m: a fast landing sinks in for a step (validate.py agrees)
+
+
+class RecipeError(RuntimeError):
+    """A sampled scene does not give the trial its type needs: resample."""
+
+
+@dataclass
+class Context:
+    """What a recipe needs: its randomness, type, and whether to make the surprising video."""
+
+    rng: np.random.Generator
+    scenario: int
+    trial_type: str
+    seed: int
+    surprising: bool = True  # test split only
+    extended: bool = False  # goals from the unseen-shape set
+    index: int = 0  # the trial's index in its split (recipes alternate variants by it)
+    notes: dict = field(default_factory=dict)  # trial-level annotations for every video
+
+    def sweep(self) -> float:
+        low, high = LOOK_SWEEP_DEG
+        return float(2 * round(self.rng.uniform(low, high) / 2))  # whole 2-degree gaze steps
+
+
+def goal_costs(layout: Layout) -> dict[str, float | None]:
+    """Efficient path cost to each goal of a scene (None: unreachable), for the annotations."""
+    costs: dict[str, float | None] = {}
+    for goal in sorted(layout.goals, key=lambda g: g.key):
+        try:
+            costs[str(goal.key)] = round(efficient_plan(layout, goal.key).cost, 5)
+        except NoPathError:
+            costs[str(goal.key)] = None
+    return costs
+
+
+def replay(plan: Plan) -> Plan:
+    """The same motion script, to be run in another scene (surprising videos)."""
+    return Plan(path=f"{plan.path} (replayed)", goal=plan.goal, steps=plan.steps,
+                horizontal=plan.horizontal, vertical=plan.vertical)
+
+
+def simulate(ctx: Context, layout: Layout, plan: Plan, video: str, sweep: float,
+             ghosts: tuple[int, ...] = (), occluder_falls: bool = False,
+             extra: dict | None = None) -> Video:
+    """Simulate one video: look around, carry out the plan (or give up), settle.
+
+    The config's annotations record what the agent does (``goal_id``, ``gave_up``, ``plan``: path
+    type, cost terms, jumps), ``goal_costs`` (the efficient cost to each goal in this scene),
+    ``ghost_ids`` and the trial's notes (rewards, preferred goal, swapped sides).
+
+    ``ghosts``: entity ids the agent passes through (type 2.5's surprising video only); any other
+    overlap deeper than ``MAX_PENETRATION`` is a failed sample. ``occluder_falls``: after the
+    agent arrives, the occluder is pushed over toward the camera and the scene revealed.
+    """
+    notes = {"agent_id": AGENT_ID, "goal_id": plan.goal, "gave_up": plan.goal is None,
+             "plan": plan.summary(), "goal_costs": goal_costs(layout),
+             "look_sweep_deg": sweep, "ghost_ids": list(ghosts),
+             **ctx.notes, **(extra or {})}
+    config = layout.config(ctx.scenario, ctx.trial_type, video, ctx.seed, notes)
+    fall_below = layout.floor - 0.05 if layout.chasms else None
+    floors = tuple(e.id for e in config.entities if e.kind == "floor")
+    with Simulation(config, AGENT_ID, ghosts=ghosts, floors=floors) as sim:
+        mover = Mover(sim, fall_below=fall_below)
+        if plan.goal is None:  # giving up: look around, then stay
+            mover.run([Step("look", sweep=sweep), Step("look", sweep=sweep / 2),
+                       Step("settle", seconds=GIVE_UP_SECONDS)])
+        else:
+            first = next(s.target or s.jump.takeoff for s in plan.steps)
+            mover.run([Step("look", target=first, sweep=sweep), *plan.steps,
+                       Step("settle", seconds=SETTLE_SECONDS)])
+        missing = math.ceil(MIN_VIDEO_SECONDS * FPS) - len(sim.frames)
+        if missing > 0:
+            mover.settle(missing / FPS)
+        if occluder_falls:
+            config.annotations["occluder_falls_at_frame"] = len(sim.frames)
+            _knock_over(sim)
+        if sim.floor_penetration > MAX_LANDING_PENETRATION:
+            raise MotionError(f"agent sank {sim.floor_penetration:.3f} m into the floor")
+        if sim.penetration > MAX_PENETRATION:
+            name = next(e.name for e in config.entities
+                        if sim.ids[e.id] == sim.penetrated)
+            raise MotionError(f"agent overlapped {name} by {sim.penetration:.3f} m")
+        return sim.video()
+
+
+def _knock_over(sim: Simulation) -> None:
+    body = sim.ids[OCCLUDER_ID]
+    position = p.getBasePositionAndOrientation(body, physicsClientId=sim.client)[0]
+    top = (position[0], position[1], position[2] + OCCLUDER_HEIGHT / 2)
+    pushes = 0
+
+    def push() -> None:
+        nonlocal pushes
+        if pushes < 12:  # a short shove at the top edge, toward the camera (-y)
+            p.applyExternalForce(body, -1, (0.0, -OCCLUDER_PUSH, 0.0), top, p.WORLD_FRAME,
+                                 physicsClientId=sim.client)
+            pushes += 1
+
+    for _ in range(int(OCCLUDER_FALL_SECONDS * FPS)):
+        sim.frame(push)

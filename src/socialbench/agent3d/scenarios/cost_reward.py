@@ -1,0 +1,109 @@
+"""Scenario 4, Cost-reward trade-offs: how much effort an agent spends shows how much it wants.
+
+Four familiarization videos, each a one-goal scene with one of the two objects behind an
+obstacle of one kind (a long wall, a platform the object stands on, a ramp up to such a
+platform, each of rising height, or a chasm of rising width):
+
+1. the preferred object behind a medium obstacle: the agent overcomes it;
+2. the preferred object behind a hard obstacle: the agent looks around and gives up;
+3. the less-preferred object behind an easy obstacle: the agent overcomes it;
+4. the less-preferred object behind a medium obstacle: the agent gives up.
+
+The agent's rewards are set from the planner's path costs so that exactly this happens
+(preferred: between the medium and hard costs; less-preferred: between easy and medium), and it
+goes for the object of highest reward minus cost. Test: a two-goal scene with both objects.
+*Expected*: the agent goes to the preferred object; *surprising*: to the other one.
+"""
+
+from __future__ import annotations
+
+from socialbench.agent3d import scenes
+from socialbench.agent3d.planning import GIVE_UP, choose_goal, efficient_plan
+from socialbench.agent3d.scenarios.common import Context, RecipeError, simulate
+from socialbench.agent3d.scenarios.registry import TrialVideos, recipe
+from socialbench.agent3d.scenes import pick
+
+SCENARIO = 4
+MIN_COST_GAP = 0.1  # ours: easy < medium < hard by at least this much path cost
+EASY, MEDIUM, HARD = 1, (2, 3), 4  # difficulty levels (scenes.level_spec)
+
+
+def _build(ctx: Context, test_levels: tuple[int, int]) -> TrialVideos:
+    """``test_levels``: obstacle levels before (preferred, less-preferred) in the test scene."""
+    agent_shape, agent_color, looks = scenes.sample_looks(ctx.rng, 2, ctx.extended)
+    preferred, other = scenes.FIRST_GOAL_ID, scenes.FIRST_GOAL_ID + 1
+    kind = str(pick(ctx.rng, scenes.OBSTACLE_KINDS))
+    medium_level = int(pick(ctx.rng, MEDIUM))
+    sizes = {level: scenes.level_spec(ctx.rng, kind, level, two_goals=False)
+             for level in (EASY, medium_level, HARD)}
+
+    def one_goal(key: int, level: int) -> scenes.Layout:
+        shape, code = looks[key - scenes.FIRST_GOAL_ID]
+        layout = scenes.one_goal_layout(ctx.rng, shape, code, agent_shape, agent_color)
+        layout.goals[0] = scenes.Goal(key, layout.goals[0].x, shape, code)
+        return scenes.place(layout, scenes.middle_x(layout), sizes[level])
+
+    plan_of = [(preferred, medium_level), (preferred, HARD), (other, EASY),
+               (other, medium_level)]
+    layouts = [one_goal(key, level) for key, level in plan_of]
+    costs = {level: efficient_plan(layout, key).cost
+             for (key, level), layout in zip(plan_of, layouts, strict=True)}
+    easy, medium, hard = costs[EASY], costs[medium_level], costs[HARD]
+    if not (easy + MIN_COST_GAP < medium and medium + MIN_COST_GAP < hard):
+        raise RecipeError("obstacle costs are not easy < medium < hard")
+    rewards = {preferred: round((medium + hard) / 2, 3), other: round((easy + medium) / 2, 3)}
+    ctx.notes.update({"rewards": {str(k): v for k, v in sorted(rewards.items())},
+                      "preferred_goal_id": preferred})
+    sweep = ctx.sweep()
+    fam = []
+    for (key, _), layout, goes in zip(plan_of, layouts, (True, False, True, False), strict=True):
+        plan = choose_goal(layout, {key: rewards[key]})
+        if (plan is not GIVE_UP) != goes:
+            raise RecipeError("the agent's choice does not match the familiarization design")
+        fam.append(simulate(ctx, layout, plan, "familiarization", sweep))
+
+    sides = (-1, 1) if ctx.rng.random() < 0.5 else (1, -1)
+    test = scenes.two_goal_layout(ctx.rng, looks, agent_shape, agent_color, sides=sides)
+    shared = scenes.level_spec(ctx.rng, kind, test_levels[0], two_goals=True)
+    for key, level in zip((preferred, other), test_levels, strict=True):
+        spec = shared if test_levels[0] == test_levels[1] else scenes.level_spec(
+            ctx.rng, kind, level, two_goals=True)
+        side = 1 if test.goal(key).x > 0 else -1
+        test = scenes.place(test, side * scenes.TWO_GOAL_OBSTACLE_X, spec)
+    if kind == "chasm":
+        test = test.with_changes(raised=True)
+    gap = efficient_plan(test, preferred).cost - efficient_plan(test, other).cost
+    if (test_levels[0] == test_levels[1] and abs(gap) > 1e-6) or \
+            (test_levels[0] < test_levels[1] and gap > -MIN_COST_GAP):
+        raise RecipeError(f"test path costs differ by {gap:.3f}, against the type's design")
+    plan = choose_goal(test, rewards)
+    if plan.goal != preferred:
+        raise RecipeError("the agent would not pursue its preferred object at test")
+    expected = simulate(ctx, test, plan, "expected", sweep)
+    surprising = None
+    if ctx.surprising:
+        surprising = simulate(ctx, test, efficient_plan(test, other), "surprising", sweep)
+    return TrialVideos(fam, expected, surprising)
+
+
+@recipe("4.1")
+def equal_obstacles(ctx: Context) -> TrialVideos:
+    """4.1 No obstacles, or the same obstacle before both objects, at test.
+
+    Familiarization: the four videos above. Test: nothing (or equal easy/medium obstacles)
+    between the agent and either object. Expected: the preferred object. Surprising: the other.
+    """
+    level = int(pick(ctx.rng, (0, EASY, 2)))
+    return _build(ctx, (level, level))
+
+
+@recipe("4.2")
+def harder_before_other(ctx: Context) -> TrialVideos:
+    """4.2 A harder obstacle before the less-preferred object at test.
+
+    Familiarization: the four videos above. Test: no or an easy obstacle before the preferred
+    object, a harder one before the other. Expected: the preferred object (also cheaper).
+    Surprising: the other object, over the harder obstacle.
+    """
+    low = int(pick(ctx.rng, (0, EASY)))
+    return _build(ctx, (low, int(pick(ctx.rng, (2, 3, HARD)))))

@@ -1,0 +1,182 @@
+"""AGENT motion and planning: the physics the agent moves by and the paths it chooses."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from socialbench.agent3d import planning, scenes
+from socialbench.agent3d.motion import (
+    GAZE_STEP_DEG,
+    WALK_SPEED,
+    Mover,
+    Simulation,
+    Step,
+    jump_height_at,
+    solve_jump,
+)
+from socialbench.agent3d.planning import W_V, candidate_plans, choose_goal, efficient_plan
+from socialbench.agent3d.scenes import Chasm, Occluder
+
+
+def _layout(shape: str = "cube", direction: int = 1) -> scenes.Layout:
+    rng = np.random.default_rng(0)
+    layout = scenes.one_goal_layout(rng, "sphere", 1, shape, (1, 1, 1, 1), direction=direction)
+    return layout.with_changes(row=0.0)
+
+
+def _run(layout: scenes.Layout, plan: planning.Plan, ghosts: tuple[int, ...] = ()):
+    config = layout.config(2, "2.1", "familiarization", 0, {})
+    floors = [e.id for e in config.entities if e.kind == "floor"]
+    with Simulation(config, scenes.AGENT_ID, ghosts=ghosts, floors=floors) as sim:
+        Mover(sim).run([*plan.steps, Step("settle", seconds=0.3)])
+        track = np.array(sim.video().track(scenes.AGENT_ID))
+        return sim, track
+
+
+def test_solve_jump_clears_exactly_and_takes_the_least_impulse():
+    apex, vh, vz = solve_jump(span=1.0, clear_from=0.24, clear_to=0.64, clear_height=0.45)
+    heights = [jump_height_at(x, apex, 1.0, 0.0) for x in (0.24, 0.64)]
+    assert min(heights) >= 0.45 - 1e-9
+    speed = vh * vh + vz * vz
+    for other in (apex * 1.05, apex * 1.3):  # any higher jump needs a bigger impulse ...
+        vz2 = math.sqrt(2 * 9.81 * other)
+        vh2 = 1.0 / (2 * vz2 / 9.81)
+        assert vh2 ** 2 + vz2 ** 2 >= speed - 1e-9
+    lower = apex * 0.97  # ... and a lower one does not clear (the clearance binds here)
+    assert min(jump_height_at(x, lower, 1.0, 0.0) for x in (0.24, 0.64)) < 0.45
+
+
+def test_wider_and_higher_obstacles_need_bigger_jumps():
+    low = solve_jump(1.0, 0.24, 0.54, 0.15)[0]
+    high = solve_jump(1.0, 0.24, 0.54, 0.65)[0]
+    assert high > low
+    narrow = solve_jump(1.0, 0.24, 0.64, 0.05)
+    wide = solve_jump(2.0, 0.24, 1.64, 0.05)
+    assert wide[1] ** 2 + wide[2] ** 2 > narrow[1] ** 2 + narrow[2] ** 2
+
+
+def test_long_wall_is_jumped_in_physics_without_touching_it():
+    layout = _layout()
+    layout = layout.with_changes(walls=[scenes.wall_across(-0.12, 0.0, 0.4, 0.4, 3.0)])
+    plan = efficient_plan(layout, scenes.FIRST_GOAL_ID)
+    assert plan.path == "jump_wall"
+    sim, track = _run(layout, plan)
+    assert sim.penetration < 0.005  # never inside the wall
+    over = track[np.abs(track[:, 0] + 0.12) < 0.2 + 0.1]  # the agent above the wall's footprint
+    assert over[:, 2].min() - 0.1 > 0.4  # its bottom passes above the 0.4 m top
+    assert track[-1, 0] > 1.08 - 0.3  # and it reaches the goal
+
+
+def test_a_jump_sized_for_a_lower_wall_hits_a_taller_one():
+    low = _layout().with_changes(walls=[scenes.wall_across(-0.12, 0.0, 0.1, 0.2, 3.0)])
+    plan = efficient_plan(low, scenes.FIRST_GOAL_ID)
+    tall = low.with_changes(walls=[scenes.wall_across(-0.12, 0.0, 0.5, 0.2, 3.0)])
+    config = tall.config(2, "2.1", "familiarization", 0, {})
+    with Simulation(config, scenes.AGENT_ID, floors=[scenes.FIRST_FLOOR_ID]) as sim:
+        with contextlib.suppress(Exception):  # stuck against the wall: that is the point
+            Mover(sim).run(plan.steps)
+        assert sim.penetrated is not None or sim.position()[0] < -0.12
+
+
+def test_walks_at_about_1_3_m_per_s_and_gaze_turns_2_degrees_per_frame():
+    layout = _layout()
+    plan = efficient_plan(layout, scenes.FIRST_GOAL_ID)
+    assert plan.path == "straight"
+    config = layout.config(2, "2.1", "familiarization", 0, {})
+    with Simulation(config, scenes.AGENT_ID) as sim:
+        Mover(sim).run([Step("look", sweep=30.0), *plan.steps])
+        video = sim.video()
+    speeds = [math.hypot(*next(s for s in f if s.id == 1).velocity[:2]) for f in video.frames]
+    assert abs(max(speeds) - WALK_SPEED) < 0.05
+    yaws = [2 * math.atan2(next(s for s in f if s.id == 1).orientation[2],
+                           next(s for s in f if s.id == 1).orientation[3]) for f in video.frames]
+    steps = [abs((b - a + math.pi) % (2 * math.pi) - math.pi) for a, b in itertools.pairwise(yaws)]
+    assert max(steps) <= math.radians(GAZE_STEP_DEG) + 1e-3
+    assert sum(s > math.radians(1.5) for s in steps) >= 20  # it did look around
+
+
+def test_cost_is_horizontal_plus_weighted_vertical():
+    layout = _layout()
+    straight = efficient_plan(layout, scenes.FIRST_GOAL_ID)
+    assert straight.horizontal == pytest.approx(1.08 - (-1.32))
+    assert straight.cost == pytest.approx(2.4)
+    walled = layout.with_changes(walls=[scenes.wall_across(-0.12, 0.0, 0.3, 0.2, 3.0)])
+    jump = efficient_plan(walled, scenes.FIRST_GOAL_ID)
+    assert jump.vertical == pytest.approx(jump.jumps[0].apex)
+    assert jump.cost == pytest.approx(jump.horizontal + W_V * jump.vertical)
+
+
+@pytest.mark.parametrize(("height", "length", "path"), [
+    (0.4, 3.0, "jump_wall"),  # a long wall forces a jump (agent spec)
+    (0.7, 3.0, "around_wall"),  # a 0.7 m wall forces a detour (agent spec)
+    (0.3, 0.6, "around_wall"),  # a short wall is cheaper to walk round
+])
+def test_efficient_path_is_computed_from_costs(height, length, path):
+    layout = _layout().with_changes(walls=[scenes.wall_across(-0.12, 0.0, height, 0.2, length)])
+    plans = candidate_plans(layout, scenes.FIRST_GOAL_ID)
+    assert plans[0].path == path
+    assert plans == sorted(plans, key=lambda plan: plan.cost)
+    if height > planning.MAX_CLEAR_HEIGHT:
+        assert all(plan.path != "jump_wall" for plan in plans)
+
+
+def test_door_bridge_and_occluder_change_the_choice():
+    layout = _layout()
+    door = layout.with_changes(walls=[scenes.wall_across(-0.12, 0.0, 0.6, 0.2, 3.0, door=True)])
+    assert efficient_plan(door, scenes.FIRST_GOAL_ID).path == "through_door"
+    chasm = layout.with_changes(chasms=[Chasm(x=-0.12, width=0.88)])
+    assert efficient_plan(chasm, scenes.FIRST_GOAL_ID).path == "jump_chasm"
+    bridge = layout.with_changes(chasms=[Chasm(x=-0.12, width=0.88, bridge_y=0.0)])
+    assert efficient_plan(bridge, scenes.FIRST_GOAL_ID).path == "cross_bridge"
+    # a tall wall reaching 0.55 m toward the camera, an occluder in front: only the far detour
+    wall = scenes.wall_across(-0.12, 0.0, 0.7, 0.2, 1.1, offset=0.0)
+    hidden = layout.with_changes(walls=[wall], occluder=Occluder(x=-0.12, y=-0.8, width=1.4))
+    detours = [p.steps[0].target[1] for p in candidate_plans(hidden, scenes.FIRST_GOAL_ID)]
+    assert detours and all(y > 0 for y in detours)
+
+
+def test_bridge_is_walked_and_chasm_jumped_in_physics():
+    layout = _layout("sphere").with_changes(chasms=[Chasm(x=-0.12, width=1.13)])
+    sim, track = _run(layout, efficient_plan(layout, scenes.FIRST_GOAL_ID))
+    assert track[:, 2].min() > scenes.RAISED_FLOOR  # never fell into the gap
+    assert track[-1, 0] > 0.7
+    bridged = layout.with_changes(chasms=[Chasm(x=-0.12, width=1.13, bridge_y=0.0)])
+    sim, track = _run(bridged, efficient_plan(bridged, scenes.FIRST_GOAL_ID))
+    assert track[:, 2].max() < scenes.RAISED_FLOOR + 0.12  # walked: no jump
+    assert track[-1, 0] > 0.7
+
+
+def test_agent_gives_up_when_no_reward_covers_the_cost():
+    layout = _layout()
+    cost = efficient_plan(layout, scenes.FIRST_GOAL_ID).cost
+    assert choose_goal(layout, {scenes.FIRST_GOAL_ID: cost - 0.1}).goal is None
+    assert choose_goal(layout, {scenes.FIRST_GOAL_ID: cost + 0.1}).goal == scenes.FIRST_GOAL_ID
+
+
+def test_ghost_wall_lets_the_agent_through():
+    low = _layout().with_changes(walls=[scenes.wall_across(-0.12, 0.0, 0.1, 0.2, 3.0)])
+    plan = efficient_plan(low, scenes.FIRST_GOAL_ID)
+    tall = low.with_changes(walls=[scenes.wall_across(-0.12, 0.0, 0.7, 0.2, 3.0)])
+    wall_ids = tuple(e.id for e in tall.entities() if e.name.startswith("wall_"))
+    sim, track = _run(tall, plan, ghosts=wall_ids)
+    assert sim.penetration == 0.0 and track[-1, 0] > 0.7  # through it, to the goal
+
+
+@pytest.mark.parametrize("shape", ["cube", "sphere", "cone"])
+def test_platform_is_jumped_onto_and_ramp_climbed_in_physics(shape):
+    base = _layout(shape)
+    for kind, path in (("platform", "onto_platform"), ("ramp", "up_ramp")):
+        layout = scenes.place(base, -0.12, (kind, 0.5))
+        goal = layout.goal(scenes.FIRST_GOAL_ID)
+        assert goal.platform == 0 and layout.goal_xyz(goal.key)[2] > 0.5
+        plan = efficient_plan(layout, scenes.FIRST_GOAL_ID)
+        assert plan.path == path and plan.vertical >= 0.5
+        sim, track = _run(layout, plan)
+        assert sim.penetration < 0.015
+        assert track[-1, 2] == pytest.approx(0.5 + 0.1, abs=0.01)  # upright on the top
+        assert abs(track[-1, 0] - goal.x) < 0.3
