@@ -1,0 +1,122 @@
+"""BIB generation speed: episodes per second with and without video, and where the time goes.
+
+    nice -n 10 python benchmarks/bib_generate.py [--episodes 2] [--split eval] [--tasks a,b]
+
+For ``--episodes`` episodes of every task of the split (one process), it times each stage of a
+generation job separately on the same episodes:
+
+* plan + build: the task recipe (layout sampling, planning, motion, typed frames);
+* JSON: ``io.dump_episode`` of every outcome (e and u);
+* draw: the frames as generation draws them (``HeldFrameRenderer``: a frame repeated while the
+  agent waits is drawn once), beside ``Renderer.render`` of every frame;
+* encode: ``core.video.write_mp4`` of the already drawn frames - the raw encode rate of the same
+  frames, the limit a video-writing generator can reach;
+
+then the end-to-end rates through the runner's builder (``generate.build_job``), JSON-only and
+with video, and prints them beside the raw encode rate (target: with video >= 70 % of it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+from socialbench.bib.generate import (
+    SPLITS,
+    HeldFrameRenderer,
+    build_episode,
+    build_job,
+    make_jobs,
+    parse_tasks,
+)
+from socialbench.bib.io import dump_episode
+from socialbench.bib.render import Renderer
+from socialbench.bib.schema import FPS, Episode
+from socialbench.bib.video import episode_frames
+from socialbench.core.video import write_mp4
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--episodes", type=int, default=2, help="episodes per task")
+    parser.add_argument("--split", default="eval", choices=list(SPLITS))
+    parser.add_argument("--tasks", default=None, help="comma-separated task folders")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    split = SPLITS[args.split]
+    tasks = parse_tasks(split, args.tasks)
+    jobs = make_jobs(split, tasks, {t: args.episodes for t in tasks}, args.seed, video=False)
+    n = len(jobs)
+
+    # CPU time of this process: the machine is shared, so wall time measures the neighbours too
+    # (the wall-clock rates are printed at the end for reference).
+    clock = time.process_time
+    wall0 = time.perf_counter()
+    t0 = clock()
+    built = [build_episode(split.tasks[j.params["task"]], split.shapes, j.seed, j.params["index"])
+             for j in jobs]
+    t_build = clock() - t0
+    episodes = []
+    for b in built:
+        episodes.append(Episode(b.expected, "bench", None, True))
+        if b.unexpected is not None:
+            episodes.append(Episode(b.unexpected, "bench", None, False))
+    frames_total = sum(len(t) for e in episodes for t in e.trials)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        t0 = clock()
+        for i, e in enumerate(episodes):
+            dump_episode(e, root / f"{i}.json")
+        t_json = clock() - t0
+
+        # Draw and encode one file at a time (holding every drawn frame would take gigabytes),
+        # timing the two stages apart.
+        t_draw_plain = t_draw = t_encode = 0.0
+        for i, e in enumerate(episodes):
+            t0 = clock()
+            plain = Renderer()
+            for t in e.trials:
+                for f in t.frames:
+                    plain.render(f)
+            t1 = clock()  # as generation draws: a held frame is drawn once
+            drawn = list(episode_frames(e, HeldFrameRenderer()))
+            t2 = clock()
+            write_mp4(root / f"{i}.mp4", drawn, FPS)
+            t3 = clock()
+            t_draw_plain, t_draw, t_encode = (t_draw_plain + t1 - t0, t_draw + t2 - t1,
+                                              t_encode + t3 - t2)
+            del drawn
+
+        t0 = clock()
+        for k, job in enumerate(jobs):
+            build_job(job, root / "json-only" / str(k))
+        t_json_only = clock() - t0
+        video_jobs = make_jobs(split, tasks, {t: args.episodes for t in tasks}, args.seed,
+                               video=True)
+        t0 = clock()
+        for k, job in enumerate(video_jobs):
+            build_job(job, root / "video" / str(k))
+        t_video = clock() - t0
+
+    per = 1000.0 / n
+    print(f"BIB generation, split {split.name}: {n} episodes ({len(tasks)} tasks x "
+          f"{args.episodes}), {len(episodes)} files, {frames_total} frames, one process")
+    print(f"  stage costs per episode: plan+build {t_build * per:7.1f} ms | JSON write "
+          f"{t_json * per:7.1f} ms | draw {t_draw * per:7.1f} ms | encode {t_encode * per:7.1f} ms")
+    print(f"  frames/s: draw {frames_total / t_draw:8.0f} (every frame drawn: "
+          f"{frames_total / t_draw_plain:.0f}) | encode {frames_total / t_encode:8.0f}")
+    raw = n / t_encode
+    print(f"  reference, raw encode of the same frames: {raw:6.2f} episodes/s")
+    print(f"  end-to-end with video : {n / t_video:6.2f} episodes/s "
+          f"({100 * (n / t_video) / raw:.0f} % of raw encode; target >= 70 %)")
+    print(f"  end-to-end JSON only  : {n / t_json_only:6.2f} episodes/s (target >= 100); "
+          f"of which plan+build alone {n / t_build:6.1f} episodes/s")
+    print(f"  (CPU-time rates; whole script: {time.perf_counter() - wall0:.0f} s wall, "
+          f"{time.process_time():.0f} s CPU)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,34 @@
+"""`socialbench bib generate`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from socialbench.bib.generate import SPLITS, audit_table
+from socialbench.bib.generate import generate as generate_split
+
+
+@click.command(name="generate")
+@click.option("--out", type=click.Path(path_type=Path), required=True,
+              help="Output folder (re-run the same command to resume).")
+@click.option("--split", type=click.Choice(list(SPLITS)), default="eval", show_default=True,
+              help="eval: training shapes; eval-new-shapes: unseen shapes; train: background.")
+@click.option("--tasks", default=None,
+              help="Comma-separated task folders (default: all of the split's tasks).")
+@click.option("--episodes", type=int, default=None,
+              help="Episodes per task (default: the paper's: 1000 per evaluation task; "
+                   "10k/10k/4k/4k background).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--workers", type=int, default=1, show_default=True, help="Worker processes.")
+@click.option("--no-video", is_flag=True, help="Write the JSON files only (no mp4).")
+def generate(out: Path, split: str, tasks: str | None, episodes: int | None, seed: int,
+             workers: int, no_video: bool) -> None:
+    """Generate a BIB dataset in the released layout, with a manifest and an audit."""
+    audit = generate_split(out, split, tasks=tasks, episodes=episodes, seed=seed,
+                           workers=workers, video=not no_video)
+    console = Console()
+    console.print(audit_table(audit))
+    console.print(f"wrote {out} (manifest.json, audit.json, _meta/)")

@@ -1,0 +1,280 @@
+"""BIB dataset generation: task list, counts and split -> runner jobs -> released-layout files.
+
+One :class:`~socialbench.core.runner.Job` per episode (an evaluation pair or one background
+episode), seeded by ``derive_seed(seed, split, task, index)``, so files do not depend on the
+worker count. A job writes, under the output root::
+
+    <task>/<id>e.json  <task>/<id>e.mp4     expected outcome (JSON + H.264 video)
+    <task>/<id>u.json  <task>/<id>u.mp4     unexpected outcome (evaluation splits only)
+    _meta/<task>/<id>.json                  design facts and audit numbers (never in an episode)
+
+``<id>`` is 6 digits and the task's 2-letter code (:data:`TASK_CODES`). When the run ends,
+``audit.json`` holds each task's mean audit numbers (e.g. distance to the preferred vs the other
+object, path lengths of the expected vs unexpected tests), so a user can check that no simple
+cue gives the answer away.
+
+Splits: ``eval`` (training shapes), ``eval-new-shapes`` (the disjoint new shape set), ``train``
+(background tasks, expected files only; :func:`train_validation_split` says which files are
+validation: the last 20 % by sorted name within each task, recorded in the manifest).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from socialbench.bib.io import dump_episode
+from socialbench.bib.render import Renderer
+from socialbench.bib.schema import FPS, Episode, Frame
+from socialbench.bib.shapes import NEW, TRAIN, ShapeSet
+from socialbench.bib.tasks import EVAL_TASKS, TRAIN_TASKS, Built, Recipe
+from socialbench.bib.validate import validate_episode, validate_pair
+from socialbench.bib.video import episode_frames
+from socialbench.bib.world import Resample
+from socialbench.core.runner import Job, run_jobs
+from socialbench.core.seeding import derive_seed
+from socialbench.core.video import write_mp4
+from socialbench.errors import UserError
+
+GENERATOR = "socialbench.bib.generate/1"
+META_DIR = "_meta"
+AUDIT_NAME = "audit.json"
+MAX_ATTEMPTS = 200  # resampling attempts per episode before giving up (a bug, not bad luck)
+VALIDATION_FRACTION = 0.2  # bib spec: train/validation 80/20 by sorted name within each task
+
+
+@dataclass(frozen=True)
+class Split:
+    """What a split generates: its tasks, its shape set and its default episode counts."""
+
+    name: str
+    tasks: Mapping[str, Recipe]
+    shapes: ShapeSet
+    default_episodes: Mapping[str, int]
+
+
+_EVAL_COUNTS = {name: 1000 for name in EVAL_TASKS}  # bib paper: 1000 episodes per task
+SPLITS: dict[str, Split] = {
+    "eval": Split("eval", EVAL_TASKS, TRAIN, _EVAL_COUNTS),
+    "eval-new-shapes": Split("eval-new-shapes", EVAL_TASKS, NEW, _EVAL_COUNTS),
+    # bib paper sec. 3: 10,000 / 10,000 / 4,000 / 4,000 background episodes
+    "train": Split("train", TRAIN_TASKS, TRAIN, {"single_object": 10_000, "preference": 10_000,
+                                                  "multi_agent": 4_000,
+                                                  "instrumental_action": 4_000}),
+}
+TASK_CODES = {f"{split}/{name}": recipe.code for split, tasks in
+              (("eval", EVAL_TASKS), ("train", TRAIN_TASKS)) for name, recipe in tasks.items()}
+
+
+def get_split(name: str) -> Split:
+    if name not in SPLITS:
+        raise UserError(f"unknown split {name!r}; choose one of {', '.join(SPLITS)}")
+    return SPLITS[name]
+
+
+def parse_tasks(split: Split, tasks: str | Sequence[str] | None) -> list[str]:
+    """Task names (comma-separated text or a list) checked against the split, in split order."""
+    if tasks is None:
+        return list(split.tasks)
+    names = [t.strip() for t in (tasks.split(",") if isinstance(tasks, str) else tasks)]
+    names = [t for t in names if t]
+    unknown = [t for t in names if t not in split.tasks]
+    if unknown or not names:
+        raise UserError(f"unknown task(s) {', '.join(unknown) or '(none given)'} for split "
+                        f"{split.name}; valid: {', '.join(split.tasks)}")
+    return [t for t in split.tasks if t in names]
+
+
+def episode_id(index: int, code: str) -> str:
+    """``<6 digits><2-letter task code>``, e.g. ``000010lo``."""
+    return f"{index:06d}{code}"
+
+
+def problems(recipe: Recipe, built: Built) -> list[str]:
+    """The validator's problems with a built episode (or pair): files, timing, the pair's rule."""
+    e = _episode(built.expected, "", recipe.name, True)
+    found = validate_episode(e)
+    if built.unexpected is not None:
+        u = _episode(built.unexpected, "", recipe.name, False)
+        found += validate_episode(u) + validate_pair(recipe.name, e, u)
+    return found
+
+
+def build_episode(recipe: Recipe, shapes: ShapeSet, seed: int, index: int, *,
+                  check: bool = True) -> Built:
+    """Build one episode; a layout breaking a design constraint is redrawn from
+    ``derive_seed(seed, "attempt", n)``, so the result depends on the seed alone.
+
+    With ``check``, the episode must also pass the validator (:mod:`bib.validate`); one that
+    does not is redrawn too and counted in ``meta["rejected"]``, so no invalid episode is ever
+    written.
+    """
+    rejected: list[str] = []
+    for attempt in range(MAX_ATTEMPTS):
+        rng = np.random.default_rng(derive_seed(seed, "attempt", attempt))
+        try:
+            built = recipe.build(rng, shapes, index)
+        except Resample:
+            continue
+        found = problems(recipe, built) if check else []
+        if found:
+            rejected.append(found[0])
+            continue
+        built.meta["attempts"] = attempt + 1
+        if rejected:
+            built.meta["rejected"] = rejected
+        return built
+    raise RuntimeError(f"{recipe.name}: no valid episode in {MAX_ATTEMPTS} attempts (seed {seed}"
+                       f"{'; validator: ' + rejected[-1] if rejected else ''})")
+
+
+def _episode(trials: list, name: str, task: str, expected: bool) -> Episode:
+    return Episode(trials=trials, name=name, task=task, expected=expected)
+
+
+class HeldFrameRenderer(Renderer):
+    """A renderer that draws a frame once while the same Frame object repeats.
+
+    The generator gives equal states one shared Frame object, and most of a trial is the agent
+    sitting on home or holding at its goal: those frames are drawn once, then re-sent to the
+    encoder. The pixels are exactly :func:`bib.render.render_frame`'s.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._last: Frame | None = None
+        self._image: np.ndarray | None = None
+
+    def render(self, frame: Frame) -> np.ndarray:
+        if frame is not self._last or self._image is None:
+            self._image, self._last = super().render(frame), frame
+        return self._image
+
+
+def build_job(job: Job, staging: Path) -> None:
+    """The runner's builder: write one episode's files (and its ``_meta``) under ``staging``."""
+    p = job.params
+    split = SPLITS[p["split"]]
+    recipe = split.tasks[p["task"]]
+    built = build_episode(recipe, split.shapes, job.seed, p["index"])
+    ident = episode_id(p["index"], recipe.code)
+    outcomes = [(True, built.expected)]
+    if built.unexpected is not None:
+        outcomes.append((False, built.unexpected))
+    frames = {}
+    for expected, trials in outcomes:
+        stem = ident + ("e" if expected else "u")
+        episode = _episode(trials, ident, recipe.name, expected)
+        dump_episode(episode, staging / recipe.name / f"{stem}.json")
+        if p["video"]:
+            write_mp4(staging / recipe.name / f"{stem}.mp4",
+                      episode_frames(episode, HeldFrameRenderer()), FPS)
+        frames[stem[-1]] = sum(len(t) for t in trials)
+    meta = {"task": recipe.name, "id": ident, "split": split.name, "index": p["index"],
+            "seed": job.seed, "frames": frames, **built.meta}
+    meta_path = staging / META_DIR / recipe.name / f"{ident}.json"
+    meta_path.parent.mkdir(parents=True, exist_ok=True)
+    meta_path.write_text(json.dumps(meta, sort_keys=True, indent=1))
+
+
+def make_jobs(split: Split, tasks: Sequence[str], episodes: Mapping[str, int], seed: int,
+              video: bool) -> list[Job]:
+    jobs = []
+    for task in tasks:
+        for index in range(episodes[task]):
+            jobs.append(Job(name=f"{task}/{index:06d}",
+                            seed=derive_seed(seed, split.name, task, index),
+                            params={"split": split.name, "task": task, "index": index,
+                                    "video": video}))
+    return jobs
+
+
+def train_validation_split(names: Sequence[str],
+                           fraction: float = VALIDATION_FRACTION) -> tuple[list[str], list[str]]:
+    """(train, validation) names of one task: the last ``fraction`` by sorted name validate."""
+    ordered = sorted(names)
+    n_val = int(round(len(ordered) * fraction))
+    cut = len(ordered) - n_val
+    return ordered[:cut], ordered[cut:]
+
+
+def _validation_info(split: Split, tasks: Sequence[str],
+                     episodes: Mapping[str, int]) -> dict[str, Any]:
+    first = {}
+    for task in tasks:
+        code = split.tasks[task].code
+        _, val = train_validation_split([episode_id(i, code) for i in range(episodes[task])])
+        first[task] = val[0] if val else None
+    return {"rule": "last 20% of each task's episodes by sorted file name",
+            "first_validation_episode": first}
+
+
+def generate(out: Path, split: str = "eval", *, tasks: str | Sequence[str] | None = None,
+             episodes: int | None = None, seed: int = 0, workers: int = 1, video: bool = True,
+             show_progress: bool = True) -> dict[str, Any]:
+    """Generate (or finish generating) a BIB split under ``out``; return the audit.
+
+    ``episodes`` overrides every task's count (default: the paper's sizes). Re-running the same
+    command resumes; the same seed gives byte-identical files whatever ``workers`` is.
+    """
+    chosen = get_split(split)
+    names = parse_tasks(chosen, tasks)
+    if episodes is not None and episodes < 1:
+        raise UserError(f"--episodes must be at least 1, got {episodes}")
+    if seed < 0:
+        raise UserError(f"--seed must be 0 or more, got {seed}")
+    counts = {t: episodes if episodes is not None else chosen.default_episodes[t] for t in names}
+    info: dict[str, Any] = {
+        "generator": GENERATOR, "benchmark": "bib", "split": chosen.name, "seed": seed,
+        "tasks": names, "episodes": counts, "video": video, "shapes": chosen.shapes.name,
+        "task_codes": {t: chosen.tasks[t].code for t in names},
+    }
+    if chosen.name == "train":
+        info["validation"] = _validation_info(chosen, names, counts)
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} is a file; give a folder")
+    jobs = make_jobs(chosen, names, counts, seed, video)
+    run_jobs(out, jobs, build_job, workers=workers, description=f"bib {chosen.name}",
+             dataset_info=info, show_progress=show_progress)
+    return write_audit(out, names)
+
+
+def write_audit(out: Path, tasks: Sequence[str]) -> dict[str, Any]:
+    """Average every task's ``_meta`` audit numbers into ``audit.json`` (sorted, deterministic)."""
+    audit: dict[str, Any] = {}
+    for task in tasks:
+        folder = out / META_DIR / task
+        sums: dict[str, float] = {}
+        count = 0
+        for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+            numbers = json.loads(path.read_text()).get("audit", {})
+            count += 1
+            for key, value in numbers.items():
+                sums[key] = sums.get(key, 0.0) + float(value)
+        audit[task] = {"episodes": count,
+                       **{k: round(v / count, 4) for k, v in sorted(sums.items())}}
+    tmp = out / f".{AUDIT_NAME}.tmp"
+    tmp.write_text(json.dumps(audit, indent=1, sort_keys=True))
+    os.replace(tmp, out / AUDIT_NAME)
+    return audit
+
+
+def audit_table(audit: Mapping[str, Mapping[str, float]]) -> Any:
+    """A rich table of the audit: one row per task, its mean numbers as ``name=value``."""
+    from rich.table import Table
+
+    table = Table(title="BIB generation audit (means per task)")
+    table.add_column("task")
+    table.add_column("episodes", justify="right")
+    table.add_column("design statistics")
+    for task, numbers in audit.items():
+        stats = "  ".join(f"{k}={v:g}" for k, v in numbers.items() if k != "episodes")
+        table.add_row(task, str(numbers.get("episodes", 0)), stats)
+    return table

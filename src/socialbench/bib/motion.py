@@ -1,0 +1,83 @@
+"""How a BIB agent moves: waypoints -> one integer pixel position per video frame.
+
+Measured on the released files (bib spec): the agent sits on ``home`` for the first 31 frames,
+moves along straight segments between waypoints at 2 px per frame on the segment's major axis
+(the minor axis follows, rounded to whole pixels), its very first step is 1 px, a segment ends
+with whatever remains (often a 1-px step), it stops as soon as it touches its goal (centre
+distance at most 12.5 px) and holds still for the last 84 frames.
+
+Positions here are icon centres; ``centre - half`` gives the released bottom-left corner.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+HOME_FRAMES = 31  # bib spec: the agent sits on home for the first 31 frames
+HOLD_FRAMES = 84  # bib spec: ... and holds at its goal for the last 84
+STEP_PX = 2.0  # bib spec: 2 px per frame on the major axis
+FIRST_STEP_PX = 1.0  # bib spec: the first move of every trial is a 1-px step
+TOUCH_PX = 12.5  # bib spec: centre-to-centre distance 7-12.5 px when the agent stops
+
+Point = tuple[float, float]
+
+
+def _round(values: np.ndarray) -> np.ndarray:
+    """Round half away from zero (numpy's banker's rounding would make steps uneven)."""
+    return np.sign(values) * np.floor(np.abs(values) + 0.5)
+
+
+def segment_steps(a: Point, b: Point, *, step: float = STEP_PX,
+                  first: float | None = None) -> np.ndarray:
+    """Positions after each frame moving from ``a`` to ``b`` (``b`` included), as int rows.
+
+    The major axis advances ``first`` px on the first frame (default ``step``), then ``step``
+    px a frame, and the last frame lands exactly on ``b``.
+    """
+    ax, ay = int(round(a[0])), int(round(a[1]))
+    dx, dy = int(round(b[0])) - ax, int(round(b[1])) - ay
+    major = max(abs(dx), abs(dy))
+    if major == 0:
+        return np.empty((0, 2), dtype=np.int64)
+    start = step if first is None else first
+    progress = np.arange(start, major, step, dtype=np.float64) if start < major else np.empty(0)
+    progress = np.append(progress, float(major))
+    offsets = np.stack([_round(dx * progress / major), _round(dy * progress / major)], axis=1)
+    return (offsets + (ax, ay)).astype(np.int64)
+
+
+def walk(waypoints: Sequence[Point], *, step: float = STEP_PX, first: float | None = FIRST_STEP_PX,
+         goal: Point | None = None, touch: float = TOUCH_PX) -> np.ndarray:
+    """The positions, one per moving frame, along ``waypoints`` (the first is where it stands).
+
+    With ``goal``, the walk ends on the first frame whose centre is within ``touch`` px of it.
+    ``first`` is the first frame's step (1 px when a trial starts; None for ``step``).
+    """
+    parts = []
+    for i, (a, b) in enumerate(zip(waypoints, waypoints[1:], strict=False)):
+        parts.append(segment_steps(a, b, step=step, first=first if i == 0 else None))
+    moves = np.concatenate(parts) if parts else np.empty((0, 2), dtype=np.int64)
+    if goal is not None and len(moves):
+        near = np.hypot(moves[:, 0] - goal[0], moves[:, 1] - goal[1]) <= touch
+        if near.any():
+            moves = moves[: int(np.argmax(near)) + 1]
+    return moves
+
+
+def hold(position: Sequence[int], frames: int) -> np.ndarray:
+    """``frames`` copies of one position."""
+    return np.tile(np.asarray(position, dtype=np.int64), (frames, 1))
+
+
+def trial_track(start: Point, moving: Sequence[np.ndarray]) -> np.ndarray:
+    """A whole trial: home frames, the moving frames in order, then the hold.
+
+    The frame that reaches the goal is the first of the last :data:`HOLD_FRAMES`.
+    """
+    home = (int(round(start[0])), int(round(start[1])))
+    track = [hold(home, HOME_FRAMES), *moving]
+    last = next((m[-1] for m in reversed(moving) if len(m)), np.asarray(home))
+    track.append(hold(last, HOLD_FRAMES - 1))
+    return np.concatenate(track)

@@ -1,0 +1,91 @@
+"""Multi-agent (evaluation): are preferences bound to the agent that showed them? (sec. 2.2)
+
+Familiarization: a fixed start; every trial a new random maze and two objects at widely varying
+places; the agent always goes to its preferred object.
+Test: one familiarization trial's walls with the two objects' places swapped; both test trials
+follow the identical path and differ only in the agent's shape. Two pair kinds alternate
+(even index / odd index):
+
+* ``preferred``: expected = the familiar agent goes to the preferred object; unexpected = a new
+  agent goes to it (no expectation about the new agent, so "less expected");
+* ``other``: expected = a new agent goes to the non-preferred object; unexpected = the familiar
+  agent goes to the non-preferred object.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from socialbench.bib.schema import N_FAMILIARIZATION
+from socialbench.bib.shapes import ShapeSet
+from socialbench.bib.tasks.base import Built, Recipe, go
+from socialbench.bib.world import (
+    Layout,
+    agent_icon,
+    far,
+    free_cells,
+    jittered,
+    object_icon,
+    pick,
+    random_walls,
+    sample_looks,
+    wall_count,
+)
+
+OBJECT_SPREAD = 3  # cells: the two objects are at least this far apart (Chebyshev), ours
+
+
+def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
+    looks = sample_looks(rng, shapes, n_objects=2, n_agents=2)  # agents[1] appears at test only
+    home_cell = pick(rng, free_cells(Layout((), (0, 0), agent_icon(looks.agents[0], (0, 0)))
+                                     .blocked()))
+    home = jittered(rng, home_cell)
+    familiar = agent_icon(looks.agents[0], home)
+    stranger = agent_icon(looks.agents[1], home)
+
+    fam = []
+    for _ in range(N_FAMILIARIZATION):
+        walls = random_walls(rng, wall_count(rng), keep_free=[home_cell])
+        blocked = Layout(walls, home, familiar).blocked()
+        a = pick(rng, far(home_cell, 2, blocked))
+        b = pick(rng, far(a, OBJECT_SPREAD, blocked, exclude=[home_cell]))
+        objects = tuple(object_icon(look, jittered(rng, c))
+                        for look, c in zip(looks.objects, (a, b), strict=True))
+        fam.append(Layout(walls, home, familiar, objects))
+    walks = [go(layout, 0) for layout in fam]
+
+    shown = int(rng.integers(N_FAMILIARIZATION))
+    old = fam[shown].objects
+    swapped = Layout(fam[shown].walls, home, familiar,
+                     (old[0].at(old[1].centre), old[1].at(old[0].centre)))
+    kind = "preferred" if index % 2 == 0 else "other"
+    goal = 0 if kind == "preferred" else 1
+    path = go(swapped, goal)
+    by_familiar = path.trial
+    by_stranger = go(replace(swapped, agent=stranger), goal).trial
+    e, u = (by_familiar, by_stranger) if kind == "preferred" else (by_stranger, by_familiar)
+    fam_trials = [w.trial for w in walks]
+    return Built(
+        expected=[*fam_trials, e],
+        unexpected=[*fam_trials, u],
+        meta={
+            "design": {"kind": kind, "preferred": looks.objects[0][0],
+                       "familiar_agent": looks.agents[0][0], "new_agent": looks.agents[1][0],
+                       "test_goal": "preferred" if goal == 0 else "other",
+                       "e_agent": "familiar" if kind == "preferred" else "new",
+                       "u_agent": "new" if kind == "preferred" else "familiar",
+                       "test_layout_from_trial": shown},
+            "audit": {"dist_preferred": float(np.mean([math.dist(home, f.objects[0].centre)
+                                                       for f in fam])),
+                      "dist_other": float(np.mean([math.dist(home, f.objects[1].centre)
+                                                   for f in fam])),
+                      "path_e": path.length, "path_u": path.length,
+                      "kind_preferred": float(kind == "preferred")},
+        },
+    )
+
+
+RECIPE = Recipe("multi_agent", "ma", "eval", build)

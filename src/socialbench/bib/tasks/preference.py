@@ -1,0 +1,87 @@
+"""Preference (evaluation): is the agent's goal an object, not a place? (BIB paper sec. 2.1)
+
+Familiarization: 8 trials with fixed walls and a fixed start; two objects, each staying in its own
+region (a 3 x 3-cell neighbourhood, so within ~2 cells) across trials; the agent always goes to
+the same one, its preferred object.
+Test: one familiarization trial's layout with the two objects' places swapped. Expected: the agent
+goes to the preferred object at its new place. Unexpected: it goes to the non-preferred object at
+the preferred one's old place (the familiar path). The two tests' first frames are identical.
+Control: which region holds the preferred object is a fair coin, so the preferred object is not
+systematically closer (audit: ``dist_preferred`` vs ``dist_other``, ``e_shorter``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from socialbench.bib.schema import N_FAMILIARIZATION
+from socialbench.bib.shapes import ShapeSet
+from socialbench.bib.tasks.base import Built, Recipe, go
+from socialbench.bib.world import (
+    Layout,
+    Resample,
+    agent_icon,
+    far,
+    free_cells,
+    jittered,
+    near,
+    object_icon,
+    pick,
+    random_walls,
+    sample_looks,
+    wall_count,
+)
+
+REGION_RADIUS = 1  # cells: an object stays within its 3 x 3 region (bib spec: within ~2 cells)
+
+
+def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
+    looks = sample_looks(rng, shapes, n_objects=2)  # objects[0] is the preferred one
+    walls = random_walls(rng, wall_count(rng))
+    base = Layout(walls, (0, 0), agent_icon(looks.agents[0], (0, 0)))
+    blocked = base.blocked()
+    home_cell = pick(rng, free_cells(blocked))
+    home = jittered(rng, home_cell)
+    region_a = pick(rng, far(home_cell, 2, blocked))
+    region_b = pick(rng, far(region_a, 3, blocked, exclude=[home_cell]))
+    if max(abs(region_b[0] - home_cell[0]), abs(region_b[1] - home_cell[1])) < 2:
+        raise Resample("second region too close to the start")
+    regions = [region_a, region_b] if rng.integers(2) == 0 else [region_b, region_a]
+    agent = agent_icon(looks.agents[0], home)
+
+    fam = []
+    for _ in range(N_FAMILIARIZATION):
+        cells = []
+        for region in regions:
+            cells.append(pick(rng, near(region, REGION_RADIUS, blocked,
+                                        exclude=[home_cell, *cells])))
+        objects = tuple(object_icon(look, jittered(rng, c))
+                        for look, c in zip(looks.objects, cells, strict=True))
+        fam.append(Layout(walls, home, agent, objects))
+    walks = [go(layout, 0) for layout in fam]
+
+    shown = int(rng.integers(N_FAMILIARIZATION))
+    old = fam[shown].objects
+    swapped = Layout(walls, home, agent, (old[0].at(old[1].centre), old[1].at(old[0].centre)))
+    test_e, test_u = go(swapped, 0), go(swapped, 1)
+    fam_trials = [w.trial for w in walks]
+    pref_dist = [math.dist(home, f.objects[0].centre) for f in fam]
+    other_dist = [math.dist(home, f.objects[1].centre) for f in fam]
+    return Built(
+        expected=[*fam_trials, test_e.trial],
+        unexpected=[*fam_trials, test_u.trial],
+        meta={
+            "design": {"preferred": looks.objects[0][0], "other": looks.objects[1][0],
+                       "test_layout_from_trial": shown, "e_goal": "preferred",
+                       "u_goal": "other"},
+            "audit": {"dist_preferred": float(np.mean(pref_dist)),
+                      "dist_other": float(np.mean(other_dist)),
+                      "path_e": test_e.length, "path_u": test_u.length,
+                      "e_shorter": float(test_e.length < test_u.length)},
+        },
+    )
+
+
+RECIPE = Recipe("preference", "lo", "eval", build)  # "lo": the released samples' code

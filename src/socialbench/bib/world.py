@@ -1,0 +1,248 @@
+"""The BIB grid world: layouts (walls, free cells, jittered icons) and their conversion to frames.
+
+A 10 x 10 grid of 20-px cells; the outer ring is wall, so the 8 x 8 interior (cells 1..8 on each
+axis) is where everything happens (bib spec). Cells are ``(column, row-from-bottom)``; pixels
+are the released files' (origin bottom-left, y up). A :class:`Layout` is what stays fixed during
+one trial; the task recipes in :mod:`socialbench.bib.tasks` make layouts, and
+:mod:`socialbench.bib.tasks.base` turns a layout plus the agent's route into a typed trial.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from socialbench.bib.schema import CELL, GRID
+from socialbench.bib.shapes import HOME_PATH, KEY_PATH, LOCK_PATH, ShapeSet
+
+Cell = tuple[int, int]
+Point = tuple[float, float]
+
+INTERIOR = tuple((c, r) for r in range(1, GRID - 1) for c in range(1, GRID - 1))
+AGENT_HALF = 6  # bib spec: the agent's entry has s = 6 (12-px icon)
+OBJECT_HALF = 9  # bib spec: objects 9 -> 18 px
+HOME_HALF = 6  # bib real samples: home has the agent's size, under its start
+KEY_HALF = 6  # ours: the released key/lock sizes are not in the samples
+LOCK_HALF = 8  # ours
+HOME_COLOR = (255, 105, 180)  # bib spec: pink home
+KEY_COLOR = (255, 215, 0)  # ours
+LOCK_COLOR = (139, 69, 19)  # ours
+# Off-centre placement of icons in their cell, in px. The released files place icons at
+# arbitrary pixel offsets (bib spec); we keep an icon's centre within 4 px of its cell's centre so
+# the agent (half-side 6) standing on any placement stays inside its free cell.
+JITTER_PX = 4
+# Icon colours (ours: the released palette is not published); none is pink (home), black
+# (walls), green (barrier) or white (background), so colours stay distinct from the scene.
+PALETTE: tuple[tuple[int, int, int], ...] = (
+    (245, 222, 179), (0, 255, 255), (0, 0, 128), (255, 0, 0), (0, 0, 255), (255, 165, 0),
+    (128, 0, 128), (165, 42, 42), (128, 128, 128), (255, 255, 0), (0, 128, 128),
+    (255, 0, 255), (70, 130, 180), (210, 105, 30), (128, 128, 0), (220, 20, 60),
+)
+
+
+def border_cells() -> list[Cell]:
+    """The ring in the released order: left column, bottom row, right column, top row.
+
+    Real samples: left ``y = 0..160``, bottom ``x = 0..180``, right ``y = 20..160``, top
+    ``x = 0..180`` (so ``(0, 0)`` appears twice, as released).
+    """
+    left = [(0, r) for r in range(GRID - 1)]
+    bottom = [(c, 0) for c in range(GRID)]
+    right = [(GRID - 1, r) for r in range(1, GRID - 1)]
+    top = [(c, GRID - 1) for c in range(GRID)]
+    return left + bottom + right + top
+
+
+BORDER = tuple(border_cells())
+
+
+@dataclass(frozen=True)
+class Icon:
+    """A placed icon: centre in px (integers), half-side, image path and colour."""
+
+    centre: tuple[int, int]
+    half: int
+    path: str
+    color: tuple[int, int, int]
+
+    @property
+    def cell(self) -> Cell:
+        return self.centre[0] // CELL, self.centre[1] // CELL
+
+    def at(self, centre: tuple[int, int]) -> Icon:
+        return replace(self, centre=centre)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What one trial shows besides the moving agent (and the carried key)."""
+
+    walls: tuple[Cell, ...]  # random interior walls, in sampling order (the ring is added)
+    home: tuple[int, int]  # the agent's start centre
+    agent: Icon
+    objects: tuple[Icon, ...] = ()
+    fuse: tuple[Cell, ...] = ()  # the green removable barrier
+    key: Icon | None = None
+    lock: Icon | None = None
+
+    def blocked(self, *, with_fuse: bool = True) -> np.ndarray:
+        """``blocked[col, row]``: walls (ring included) and, optionally, the barrier."""
+        grid = np.zeros((GRID, GRID), dtype=bool)
+        grid[[0, -1], :] = True
+        grid[:, [0, -1]] = True
+        for c in self.walls:
+            grid[c] = True
+        if with_fuse:
+            for c in self.fuse:
+                grid[c] = True
+        return grid
+
+
+def cell_of(p: Point) -> Cell:
+    return int(p[0] // CELL), int(p[1] // CELL)
+
+
+def centre_of(c: Cell) -> tuple[int, int]:
+    return c[0] * CELL + CELL // 2, c[1] * CELL + CELL // 2
+
+
+def jittered(rng: np.random.Generator, c: Cell, jitter: int = JITTER_PX) -> tuple[int, int]:
+    """A pixel centre in cell ``c``, off its centre by at most ``jitter`` px per axis."""
+    x, y = centre_of(c)
+    dx, dy = rng.integers(-jitter, jitter + 1, size=2)
+    return int(x + dx), int(y + dy)
+
+
+def free_cells(blocked: np.ndarray, exclude: Iterable[Cell] = ()) -> list[Cell]:
+    """Interior cells that are not blocked nor excluded, in a fixed order."""
+    skip = set(exclude)
+    return [c for c in INTERIOR if not blocked[c] and c not in skip]
+
+
+def pick(rng: np.random.Generator, cells: Sequence[Cell]) -> Cell:
+    if not cells:
+        raise Resample("no free cell left")
+    return cells[int(rng.integers(len(cells)))]
+
+
+def connected(blocked: np.ndarray) -> bool:
+    """True when every free cell can reach every other (axis moves suffice without corners)."""
+    free = [c for c in INTERIOR if not blocked[c]]
+    if not free:
+        return False
+    seen = {free[0]}
+    todo = deque([free[0]])
+    while todo:
+        x, y = todo.popleft()
+        for n in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+            if not blocked[n] and n not in seen:
+                seen.add(n)
+                todo.append(n)
+    return len(seen) == len(free)
+
+
+def random_walls(rng: np.random.Generator, count: int, keep_free: Iterable[Cell] = (),
+                 base: np.ndarray | None = None) -> tuple[Cell, ...]:
+    """``count`` random interior wall cells leaving the free space connected.
+
+    Cells in ``keep_free`` stay free; ``base`` (a blocked grid) marks cells already walled.
+    Cells that would cut the free space in two are skipped, so fewer may come back.
+    """
+    grid = base.copy() if base is not None else Layout((), (0, 0), _NOBODY).blocked()
+    keep = set(keep_free)
+    candidates = [c for c in INTERIOR if not grid[c] and c not in keep]
+    order = rng.permutation(len(candidates))
+    walls: list[Cell] = []
+    for i in order:
+        if len(walls) >= count:
+            break
+        c = candidates[int(i)]
+        grid[c] = True
+        if connected(grid):
+            walls.append(c)
+        else:
+            grid[c] = False
+    return tuple(walls)
+
+
+def ring(c: Cell) -> list[Cell]:
+    """The interior cells among the 8 around ``c``, in a fixed order."""
+    out = []
+    for dy in (1, 0, -1):
+        for dx in (-1, 0, 1):
+            n = (c[0] + dx, c[1] + dy)
+            if (dx or dy) and 1 <= n[0] <= GRID - 2 and 1 <= n[1] <= GRID - 2:
+                out.append(n)
+    return out
+
+
+class Resample(Exception):  # noqa: N818 - a signal, not an error
+    """A sampled layout breaks a design constraint: draw again (the next attempt's seed)."""
+
+
+@dataclass(frozen=True)
+class Looks:
+    """The shapes and colours of one episode: all distinct within it."""
+
+    objects: tuple[tuple[str, tuple[int, int, int]], ...]  # (image path, colour)
+    agents: tuple[tuple[str, tuple[int, int, int]], ...]
+
+
+def sample_looks(rng: np.random.Generator, shapes: ShapeSet, n_objects: int,
+                 n_agents: int = 1) -> Looks:
+    """Distinct object shapes, distinct agent shapes, and distinct colours for all of them."""
+    obj = rng.choice(len(shapes.objects), size=n_objects, replace=False)
+    ags = rng.choice(len(shapes.agents), size=n_agents, replace=False)
+    cols = rng.choice(len(PALETTE), size=n_objects + n_agents, replace=False)
+    colours = [PALETTE[int(i)] for i in cols]
+    return Looks(
+        objects=tuple((shapes.object_path(shapes.objects[int(i)]), colours[k])
+                      for k, i in enumerate(obj)),
+        agents=tuple((shapes.agent_path(shapes.agents[int(i)]), colours[n_objects + k])
+                     for k, i in enumerate(ags)),
+    )
+
+
+def agent_icon(look: tuple[str, tuple[int, int, int]], centre: tuple[int, int]) -> Icon:
+    return Icon(centre, AGENT_HALF, look[0], look[1])
+
+
+def object_icon(look: tuple[str, tuple[int, int, int]], centre: tuple[int, int]) -> Icon:
+    return Icon(centre, OBJECT_HALF, look[0], look[1])
+
+
+def home_icon(centre: tuple[int, int]) -> Icon:
+    return Icon(centre, HOME_HALF, HOME_PATH, HOME_COLOR)
+
+
+def key_icon(centre: tuple[int, int]) -> Icon:
+    return Icon(centre, KEY_HALF, KEY_PATH, KEY_COLOR)
+
+
+def lock_icon(centre: tuple[int, int]) -> Icon:
+    return Icon(centre, LOCK_HALF, LOCK_PATH, LOCK_COLOR)
+
+
+_NOBODY = Icon((0, 0), AGENT_HALF, "", (0, 0, 0))
+
+
+def near(c: Cell, radius: int, blocked: np.ndarray, exclude: Iterable[Cell] = ()) -> list[Cell]:
+    """Free interior cells within Chebyshev distance ``radius`` of ``c`` (``c`` included)."""
+    skip = set(exclude)
+    return [n for n in INTERIOR if max(abs(n[0] - c[0]), abs(n[1] - c[1])) <= radius
+            and not blocked[n] and n not in skip]
+
+
+def far(c: Cell, radius: int, blocked: np.ndarray, exclude: Iterable[Cell] = ()) -> list[Cell]:
+    """Free interior cells at Chebyshev distance ``radius`` or more from ``c``."""
+    skip = set(exclude)
+    return [n for n in INTERIOR if max(abs(n[0] - c[0]), abs(n[1] - c[1])) >= radius
+            and not blocked[n] and n not in skip]
+
+
+def wall_count(rng: np.random.Generator, low: int = 4, high: int = 12) -> int:
+    """How many random interior walls a layout gets (real samples: about 8; 11 and 20 seen)."""
+    return int(rng.integers(low, high + 1))

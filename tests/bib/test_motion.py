@@ -1,0 +1,59 @@
+"""Agent motion: the released files' timing and per-frame steps (bib spec, measured)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from socialbench.bib import motion
+
+REAL = Path("/work/shared/data/bib_real_samples/000010loe.json")
+
+
+def test_segment_first_step_one_px_then_two_on_major_axis() -> None:
+    steps = motion.segment_steps((0, 0), (9, -40), first=1)
+    diffs = np.diff(np.vstack([[0, 0], steps]), axis=0)
+    assert tuple(diffs[0]) == (0, -1)
+    assert (np.abs(diffs) <= 2).all()
+    assert (diffs[1:-1, 1] == -2).all()  # major axis: 2 px a frame
+    assert tuple(steps[-1]) == (9, -40)  # lands exactly on the waypoint
+
+
+def test_reproduces_a_released_trial_exactly() -> None:
+    if not REAL.exists():
+        pytest.skip("released samples not available")
+    trial = json.loads(REAL.read_text())[0]
+    pos = np.array([f["agent"][0] for f in trial])
+    moving = motion.segment_steps(tuple(pos[30]), tuple(pos[-1]), first=1)
+    track = motion.trial_track(tuple(pos[0]), [moving])
+    assert track.tolist() == pos.tolist()
+
+
+def test_trial_timing_home_hold_and_steps() -> None:
+    moves = motion.walk([(30, 30), (30, 90), (150, 130)], goal=(150, 130))
+    track = motion.trial_track((30, 30), [moves])
+    diffs = np.abs(np.diff(track, axis=0))
+    assert (track[: motion.HOME_FRAMES] == (30, 30)).all()
+    assert tuple(track[motion.HOME_FRAMES]) != (30, 30)  # leaves on frame 31
+    assert (track[-motion.HOLD_FRAMES:] == track[-1]).all()
+    assert tuple(track[-motion.HOLD_FRAMES - 1]) != tuple(track[-1])  # arrives then holds 84
+    assert diffs.max() <= 2
+    assert diffs[motion.HOME_FRAMES - 1].max() == 1  # the very first step is 1 px
+    assert len(track) == motion.HOME_FRAMES + len(moves) + motion.HOLD_FRAMES - 1
+
+
+def test_walk_stops_on_touching_the_goal() -> None:
+    moves = motion.walk([(20, 20), (120, 20)], goal=(120, 20))
+    gaps = np.hypot(moves[:, 0] - 120, moves[:, 1] - 20)
+    assert gaps[-1] <= motion.TOUCH_PX < gaps[-2]
+    assert gaps[-1] >= 7  # bib spec: 7-12.5 px at the end
+
+
+def test_slower_step_for_time_control() -> None:
+    fast = motion.walk([(0, 0), (100, 0)])
+    slow = motion.walk([(0, 0), (100, 0)], step=1.0)
+    assert len(slow) > len(fast)
+    assert np.abs(np.diff(slow, axis=0)).max() <= 1
