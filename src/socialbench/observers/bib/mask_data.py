@@ -1,0 +1,313 @@
+"""BIB episodes as the mask model's arrays: per trial, an initial-state grid and a visited mask.
+
+The BIB paper's mask baseline (appendix B.1) sees each trial as
+
+* its **initial state**, downsampled to the 10 x 10 grid with one channel per kind of element:
+  target objects (14), agents (5), wall, home, key, lock and removable barrier (|O| = 24), and
+* the **visited mask**: the 10 x 10 cells the agent's centre passes through during the trial.
+
+Objects and agents get a channel per *shape name* from :data:`socialbench.bib.shapes.TRAIN`
+(14 object and 5 agent names, in that set's order). A shape outside that set (the new-shapes
+evaluation set, a foreign file) goes to one extra catch-all channel per kind, so an unknown shape
+never aliases a known one: the arrays have the paper's 24 channels plus these 2.
+
+Grids are in image order: row 0 is the top row (y = 180..200 px), column 0 the left one.
+Everything here is NumPy; arrays are ``uint8`` and small (about 23 kB per episode), so a training
+set is tensorized once and cached as an ``.npz`` file (:func:`save_arrays` / :func:`load_arrays`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from socialbench.bib.io import find_pairs, load_episode
+from socialbench.bib.schema import CELL, GRID, N_TRIALS, Episode, Frame, Sprite, Trial
+from socialbench.bib.shapes import TRAIN, shape_name
+from socialbench.core.runner import MANIFEST_NAME
+from socialbench.errors import DataFileError, UserError
+
+N_OBJECT_CHANNELS = 14  # bib paper, B.1: "target objects (14)"
+N_AGENT_CHANNELS = 5  # bib paper, B.1: "agents (5)"
+OBJECT0 = 0
+AGENT0 = OBJECT0 + N_OBJECT_CHANNELS
+WALL = AGENT0 + N_AGENT_CHANNELS  # bib paper, B.1: walls (1), home (1), key (1), lock (1),
+HOME = WALL + 1  # removable barriers (1): 24 channels in all
+KEY = HOME + 1
+LOCK = KEY + 1
+BARRIER = LOCK + 1
+PAPER_CHANNELS = BARRIER + 1  # = 24
+OTHER_OBJECT = PAPER_CHANNELS  # ours: shapes outside the training set
+OTHER_AGENT = PAPER_CHANNELS + 1
+N_CHANNELS = PAPER_CHANNELS + 2
+
+CACHE_FORMAT = "socialbench-mask-arrays/1"
+VALIDATION_FRACTION = 0.2  # bib spec: train/validation 80/20 by sorted file name within each task
+
+
+@dataclass(frozen=True)
+class ChannelMap:
+    """Which channel each object and agent shape name is drawn in (saved with a checkpoint)."""
+
+    objects: tuple[str, ...] = TRAIN.objects
+    agents: tuple[str, ...] = TRAIN.agents
+
+    def __post_init__(self) -> None:
+        if len(self.objects) > N_OBJECT_CHANNELS or len(self.agents) > N_AGENT_CHANNELS:
+            raise ValueError(f"at most {N_OBJECT_CHANNELS} object and {N_AGENT_CHANNELS} agent "
+                             f"shapes get their own channel")
+
+    def object_channel(self, shape: str) -> int:
+        name = shape_name(shape)
+        return OBJECT0 + self.objects.index(name) if name in self.objects else OTHER_OBJECT
+
+    def agent_channel(self, shape: str) -> int:
+        name = shape_name(shape)
+        return AGENT0 + self.agents.index(name) if name in self.agents else OTHER_AGENT
+
+    def to_json(self) -> dict[str, list[str]]:
+        return {"objects": list(self.objects), "agents": list(self.agents)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> ChannelMap:
+        return cls(tuple(map(str, data["objects"])), tuple(map(str, data["agents"])))
+
+
+def point_cell(x: float, y: float) -> tuple[int, int]:
+    """(row from the top, column) of the cell holding pixel point (x, y), y up; clipped."""
+    col = min(max(int(x // CELL), 0), GRID - 1)
+    row = GRID - 1 - min(max(int(y // CELL), 0), GRID - 1)
+    return row, col
+
+
+def _sprite_cell(sprite: Sprite) -> tuple[int, int]:
+    return point_cell(*sprite.center)
+
+
+def _first_present(trial: Trial, attribute: str):
+    """The attribute's value in the first frame where it is present (files may omit it early)."""
+    for frame in trial.frames:
+        value = getattr(frame, attribute)
+        if value:
+            return value
+    return getattr(trial.frames[0], attribute) if trial.frames else None
+
+
+def trial_state(trial: Trial, channels: ChannelMap) -> np.ndarray:
+    """The trial's initial state as a ``(N_CHANNELS, 10, 10)`` uint8 grid of 0/1.
+
+    Walls, barrier cells, home, key and lock come from the first frame; objects and the agent
+    from the first frame that has them (some released files omit them in early frames).
+    """
+    grid = np.zeros((N_CHANNELS, GRID, GRID), dtype=np.uint8)
+    if not trial.frames:
+        return grid
+    first: Frame = trial.frames[0]
+    for channel, blocks in ((WALL, first.walls), (BARRIER, first.fuse_walls)):
+        for block in blocks:
+            # A block may span several cells (the format allows any extent).
+            for bx in range(int(block.x), int(block.x + block.width), CELL):
+                for by in range(int(block.y), int(block.y + block.height), CELL):
+                    grid[(channel, *point_cell(bx + CELL / 2, by + CELL / 2))] = 1
+    for channel, sprites in ((KEY, first.key), (LOCK, first.lock)):
+        for sprite in sprites:
+            grid[(channel, *_sprite_cell(sprite))] = 1
+    if first.home is not None:
+        grid[(HOME, *_sprite_cell(first.home))] = 1
+    for sprite in _first_present(trial, "objects") or ():
+        grid[(channels.object_channel(sprite.shape), *_sprite_cell(sprite))] = 1
+    agent = _first_present(trial, "agent")
+    if agent is not None:
+        grid[(channels.agent_channel(agent.shape), *_sprite_cell(agent))] = 1
+    return grid
+
+
+def agent_cells(trial: Trial) -> list[tuple[int, int] | None]:
+    """Per frame, the (row, col) cell of the agent's centre (None where the frame lacks one)."""
+    return [point_cell(*c) if c is not None else None for c in trial.agent_path]
+
+
+def visited_mask(trial: Trial, upto: int | None = None) -> np.ndarray:
+    """``(10, 10)`` uint8: 1 where the agent's centre was in frames ``0..upto`` (all if None)."""
+    mask = np.zeros((GRID, GRID), dtype=np.uint8)
+    cells = agent_cells(trial)
+    for cell in cells if upto is None else cells[: upto + 1]:
+        if cell is not None:
+            mask[cell] = 1
+    return mask
+
+
+@dataclass
+class EpisodeArrays:
+    """A tensorized set of episodes (N of them), all trials' states and visited masks.
+
+    ``states``: ``(N, 9, N_CHANNELS, 10, 10)`` uint8; ``masks``: ``(N, 9, 10, 10)`` uint8;
+    ``tasks`` and ``names``: one string per episode (the task folder and the episode's name).
+    """
+
+    states: np.ndarray
+    masks: np.ndarray
+    tasks: np.ndarray
+    names: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.states.shape[0])
+
+    def subset(self, index: np.ndarray | list[int]) -> EpisodeArrays:
+        index = np.asarray(index, dtype=np.int64)
+        return EpisodeArrays(self.states[index], self.masks[index], self.tasks[index],
+                             self.names[index])
+
+    @staticmethod
+    def concatenate(parts: list[EpisodeArrays]) -> EpisodeArrays:
+        return EpisodeArrays(*(np.concatenate([getattr(p, k) for p in parts])
+                               for k in ("states", "masks", "tasks", "names")))
+
+    def fingerprint(self) -> str:
+        """SHA-256 of the arrays' bytes: identifies the training data a checkpoint saw."""
+        digest = hashlib.sha256()
+        for array in (self.states, self.masks):
+            digest.update(str(array.shape).encode())
+            digest.update(np.ascontiguousarray(array).tobytes())
+        digest.update("\x1f".join(map(str, self.tasks)).encode())
+        return digest.hexdigest()
+
+
+def episode_arrays(episode: Episode, channels: ChannelMap) -> tuple[np.ndarray, np.ndarray]:
+    """One episode's ``(9, C, 10, 10)`` states and ``(9, 10, 10)`` masks."""
+    if len(episode.trials) != N_TRIALS:
+        raise DataFileError(episode.name or "episode",
+                            f"has {len(episode.trials)} trials; BIB episodes have {N_TRIALS}")
+    states = np.stack([trial_state(t, channels) for t in episode.trials])
+    masks = np.stack([visited_mask(t) for t in episode.trials])
+    return states, masks
+
+
+def tensorize(episodes: Iterable[Episode], channels: ChannelMap) -> EpisodeArrays:
+    """Stack the arrays of many episodes (streamed: episodes are dropped once converted)."""
+    states, masks, tasks, names = [], [], [], []
+    for episode in episodes:
+        s, m = episode_arrays(episode, channels)
+        states.append(s)
+        masks.append(m)
+        tasks.append(episode.task or "")
+        names.append(episode.name)
+    if not states:
+        return EpisodeArrays(np.zeros((0, N_TRIALS, N_CHANNELS, GRID, GRID), np.uint8),
+                             np.zeros((0, N_TRIALS, GRID, GRID), np.uint8),
+                             np.array([], dtype=str), np.array([], dtype=str))
+    return EpisodeArrays(np.stack(states), np.stack(masks), np.array(tasks, dtype=str),
+                         np.array(names, dtype=str))
+
+
+def save_arrays(path: Path, arrays: EpisodeArrays, key: str) -> None:
+    """Write the arrays to ``path`` (.npz, compressed) atomically, tagged with a cache ``key``."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as handle:
+        np.savez_compressed(handle, format=np.array(CACHE_FORMAT), key=np.array(key),
+                            states=arrays.states, masks=arrays.masks, tasks=arrays.tasks,
+                            names=arrays.names)
+    os.replace(tmp, path)
+
+
+def load_arrays(path: Path, key: str) -> EpisodeArrays | None:
+    """The cached arrays at ``path`` if they carry ``key``; None if absent, stale or unreadable."""
+    if not path.is_file():
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if str(data["format"]) != CACHE_FORMAT or str(data["key"]) != key:
+                return None
+            arrays = EpisodeArrays(data["states"], data["masks"], data["tasks"], data["names"])
+    except (OSError, ValueError, KeyError, EOFError):
+        return None  # a damaged cache is rebuilt, not trusted
+    n = len(arrays)
+    if (arrays.states.shape[1:] != (N_TRIALS, N_CHANNELS, GRID, GRID)
+            or arrays.masks.shape != (n, N_TRIALS, GRID, GRID)
+            or arrays.tasks.shape != (n,) or arrays.names.shape != (n,)):
+        return None
+    return arrays
+
+
+# ----------------------------------------------------------------------------- datasets on disk
+
+
+def dataset_key(root: Path, channels: ChannelMap, max_per_task: int | None) -> str:
+    """What a cache of ``root``'s arrays depends on: the manifest's checksum (or, without a
+    manifest, every JSON file's path, size and modification time), the channels and the cap."""
+    digest = hashlib.sha256(f"{CACHE_FORMAT}|{channels.to_json()}|{max_per_task}".encode())
+    manifest = root / MANIFEST_NAME
+    if manifest.is_file():
+        digest.update(manifest.read_bytes())
+    else:
+        for path in sorted(root.rglob("*.json")):
+            stat = path.stat()
+            digest.update(f"{path.relative_to(root)}|{stat.st_size}|{stat.st_mtime_ns}".encode())
+    return digest.hexdigest()
+
+
+def training_files(root: Path, max_per_task: int | None = None) -> list[Path]:
+    """The expected episode files under ``root``, sorted by task then name, at most
+    ``max_per_task`` per task (the first ones by sorted name)."""
+    per_task: dict[str, list[Path]] = {}
+    for pair in find_pairs(root):
+        if pair.expected is not None:
+            per_task.setdefault(pair.task or "", []).append(pair.expected)
+    files = []
+    for task in sorted(per_task):
+        names = sorted(per_task[task], key=lambda p: p.name)
+        files += names if max_per_task is None else names[:max_per_task]
+    return files
+
+
+def load_dataset_arrays(root: Path, channels: ChannelMap, cache: Path | None = None,
+                        max_per_task: int | None = None, progress: bool = True) -> EpisodeArrays:
+    """The arrays of every expected episode under ``root``, read once and cached at ``cache``.
+
+    Episode files are ~2 MB of JSON each; their arrays are ~23 kB, so a second run (another
+    epoch count, a resumed training) reads the ``.npz`` cache instead of the JSON, as long as
+    the dataset's manifest (and the channels and cap) are unchanged.
+    """
+    root = Path(root)
+    key = dataset_key(root, channels, max_per_task)
+    if cache is not None and (arrays := load_arrays(cache, key)) is not None:
+        return arrays
+    files = training_files(root, max_per_task)
+    if not files:
+        raise UserError(f"{root} holds no expected episode files (*e.json): give the root of a "
+                        f"BIB training set, e.g. one made by `socialbench bib generate --split "
+                        f"train`")
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeRemainingColumn())
+    with Progress(*columns, disable=not progress) as bar:
+        task = bar.add_task("reading episodes", total=len(files))
+
+        def episodes() -> Iterable[Episode]:
+            for path in files:
+                yield load_episode(path)
+                bar.update(task, advance=1)
+
+        arrays = tensorize(episodes(), channels)
+    if cache is not None:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        save_arrays(cache, arrays, key)
+    return arrays
+
+
+def split_validation(arrays: EpisodeArrays,
+                     fraction: float = VALIDATION_FRACTION) -> tuple[EpisodeArrays, EpisodeArrays]:
+    """(train, validation): within each task, the last ``fraction`` by sorted name validates."""
+    train, val = [], []
+    for task in sorted(set(map(str, arrays.tasks))):
+        rows = np.flatnonzero(arrays.tasks == task)
+        rows = rows[np.argsort(arrays.names[rows], kind="stable")]
+        n_val = int(round(len(rows) * fraction)) if len(rows) > 1 else 0
+        train += rows[: len(rows) - n_val].tolist()
+        val += rows[len(rows) - n_val:].tolist()
+    return arrays.subset(train), arrays.subset(val)
