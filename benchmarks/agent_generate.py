@@ -17,11 +17,11 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pybullet as p
 
 from socialbench.agent3d.generate import make_trial
 from socialbench.agent3d.io import write_trial
 from socialbench.agent3d.motion import SUBSTEPS, TIMESTEP
+from socialbench.agent3d.physics import p
 from socialbench.agent3d.render import RenderOptions, camera_matrices
 from socialbench.agent3d.scene_builder import build_scene, physics_client
 from socialbench.agent3d.schema import TRIAL_TYPES, SceneConfig, Trial

@@ -8,11 +8,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-import pybullet as p
 import pytest
 
 from socialbench.agent3d import io
 from socialbench.agent3d.io import load_trial, trial_relpath, write_trial
+from socialbench.agent3d.physics import p
 from socialbench.agent3d.samples import AGENT, sample_trial, walk_video
 from socialbench.agent3d.scene_builder import (
     AGENT_DYNAMICS,
@@ -297,3 +297,11 @@ def test_an_interrupted_rewrite_leaves_the_trial_incomplete(tmp_path, monkeypatc
         write_trial(sample_trial("test"), root)
     with pytest.raises(DataFileError, match="trial.json: missing"):
         load_trial(root)
+
+
+def test_the_fast_state_writer_gives_the_bytes_of_plain_json(tmp_path):
+    from socialbench.agent3d.io import state_info_json, state_info_text
+
+    for video in (sample_trial("test").expected, walk_video()):
+        plain = json.dumps(state_info_json(video), separators=(",", ":"), allow_nan=False)
+        assert state_info_text(video) == plain

@@ -180,3 +180,16 @@ def test_platform_is_jumped_onto_and_ramp_climbed_in_physics(shape):
         assert sim.penetration < 0.015
         assert track[-1, 2] == pytest.approx(0.5 + 0.1, abs=0.01)  # upright on the top
         assert abs(track[-1, 0] - goal.x) < 0.3
+
+
+def test_a_reused_physics_client_gives_the_numbers_of_a_fresh_one(monkeypatch):
+    from socialbench.agent3d import scene_builder
+
+    layout = _layout().with_changes(walls=[scenes.wall_across(-0.12, 0.0, 0.3, 0.2, 3.0)])
+    plan = planning.efficient_plan(layout, scenes.FIRST_GOAL_ID)
+    assert plan.jumps  # a jump: contacts, impulse, landing
+    reused = [_run(layout, plan)[1] for _ in range(2)]  # the second runs on the first's client
+    monkeypatch.setattr(scene_builder, "_MAX_IDLE", 0)
+    monkeypatch.setattr(scene_builder, "_IDLE_CLIENTS", [])
+    fresh = _run(layout, plan)[1]
+    assert np.array_equal(reused[0], fresh) and np.array_equal(reused[1], fresh)

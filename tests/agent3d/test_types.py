@@ -183,3 +183,43 @@ def test_extended_shapes_use_the_unseen_goal_set():
     t = make_trial("1.1", "test", 0, seed=99, extended=True)
     shapes = {e.shape for e in t.expected.config.entities if e.kind == "goal"}
     assert shapes <= {"pyramid", "bowl", "cylinder", "octahedron"} and len(shapes) == 2
+
+
+def test_room_has_walls_and_one_floor_and_wall_look_per_trial():
+    from socialbench.agent3d import scenes
+
+    t = trial("2.1")
+    videos = [*t.familiarization, t.expected, t.surprising]
+    rooms = {tuple(sorted(notes(v)["room"].items())) for v in videos}
+    assert len(rooms) == 1  # one room per trial
+    look = dict(next(iter(rooms)))
+    floor_colors, wall_colors = dict(scenes.FLOOR_LOOKS), dict(scenes.WALL_LOOKS)
+    assert len(floor_colors) == 8 and len(wall_colors) == 3  # AGENT paper: 8 floors, 3 walls
+    for video in videos:
+        room = [e for e in video.config.entities if e.kind == "room"]
+        floor = next(e for e in video.config.entities if e.name == "floor")
+        assert len(room) == 4 and {e.rgba for e in room} == {wall_colors[look["wall"]]}
+        assert floor.size[:2] == (12.0, 12.0)  # agent spec: a 12 x 12 m room
+        xs = sorted(e.position[0] for e in room)
+        assert xs[0] < -6 and xs[-1] > 6  # the walls enclose the 12 m floor
+    # the looks vary between trials
+    from socialbench.core.seeding import rng_for
+    assert len({scenes.sample_room(rng_for(s, "room")) for s in range(20)}) > 5
+
+
+def test_scenario_1_tests_may_have_a_0_9_m_wall_walked_round():
+    from socialbench.agent3d import scenes
+    from socialbench.agent3d.planning import efficient_plan
+
+    rng = np.random.default_rng(0)
+    heights = {scenes.level_spec(rng, "wall", 4, True, tall_walls=True)[1] for _ in range(40)}
+    assert heights == {0.6, 0.9}  # agent spec: 0.9 m walls in some scenario-1 tests
+    assert {scenes.level_spec(rng, "wall", 4, True)[1] for _ in range(20)} == {0.6}
+    layout = scenes.two_goal_layout(rng, [("sphere", 1), ("cone", 5)], "cube", (1, 1, 1, 1))
+    layout = scenes.place(layout, scenes.TWO_GOAL_OBSTACLE_X, ("wall", 0.9, 0.2))
+    plan = efficient_plan(layout, layout.goals[1].key)
+    assert plan.path == "around_wall" and not plan.jumps  # too tall to jump: walked round
+    t = make_trial("1.2", "test", 0, seed=2)  # a generated trial that draws one
+    e, s = t.expected, t.surprising
+    assert 0.9 in {w.size[2] for w in walls(e)}
+    assert notes(e)["plan"]["path"] == "jump_wall" and notes(s)["plan"]["path"] == "around_wall"

@@ -172,3 +172,28 @@ def test_scenario_3_occluder_stands_in_familiarization_and_falls_at_test(tmp_pat
     assert _problems(tmp_path / "d", trial) == \
         ["expected and surprising move the agent differently (scenario 3 shows the same "
          "trajectory)"]
+
+
+def test_dataset_checks_half_of_scenario_1_tests_swap_and_tests_hold_both_videos(tmp_path):
+    import shutil
+
+    from socialbench.agent3d.generate import generate
+    from socialbench.agent3d.validate import check_dataset, find_trials
+
+    root = tmp_path / "d"
+    generate(root, seed=3, types=["1.1"], splits=("test",), scale=2 / 60, show_progress=False)
+    trials = find_trials(root)
+    assert [t.name for t in trials] == ["Trial_0", "Trial_1"]  # index 1 swaps, index 0 not
+    assert check_dataset(root, trials) == []
+    # both trials unswapped: 0 of 2 swap sides, the paper's half is 1
+    shutil.rmtree(trials[1])
+    shutil.copytree(trials[0], trials[1])
+    problems = check_dataset(root, trials)
+    assert problems == ["type 1.1: 0 of 2 test trials swap the objects' sides; half of them "
+                        "should (AGENT paper)"]
+    # a test trial without its surprising video
+    shutil.rmtree(trials[0] / "surprising")
+    problems = check_dataset(root, trials)
+    assert any(p.startswith("scenario_1_goal_preferences/type_1.1/test_set/Trial_0: a test "
+                            "trial must list and hold both test videos") for p in problems)
+    assert any(p.startswith("dataset: ") for p in validate_dataset(root, max_problems=50))

@@ -24,6 +24,7 @@ from socialbench.agent3d.motion import MotionError
 from socialbench.agent3d.planning import NoPathError
 from socialbench.agent3d.render import RenderOptions
 from socialbench.agent3d.scenarios import RECIPES, Context, RecipeError
+from socialbench.agent3d.scenes import sample_room
 from socialbench.agent3d.schema import TRIAL_TYPES, Trial
 from socialbench.core.runner import Job, run_jobs
 from socialbench.core.seeding import derive_seed, rng_for
@@ -102,11 +103,12 @@ def make_trial(trial_type: str, split: str, index: int, seed: int,
                extended: bool = False) -> Trial:
     """Build one trial (resampling a scene that does not fit its type)."""
     recipe = RECIPES[trial_type]
+    room = sample_room(rng_for(seed, "room"))  # per trial, apart from the resampled recipes
     problems = []
     for attempt in range(MAX_ATTEMPTS):
         ctx = Context(rng=rng_for(seed, "attempt", attempt), scenario=scenario_of(trial_type),
                       trial_type=trial_type, seed=seed, surprising=split == "test",
-                      extended=extended, index=index)
+                      extended=extended, index=index, room=room)
         try:
             videos = recipe(ctx)
         except (RecipeError, MotionError, NoPathError) as exc:

@@ -11,7 +11,7 @@ Primitives (agent spec, "Agent motion"):
 - ``look_around`` / ``turn_to``: the gaze (the body's yaw) turns 2 degrees per frame.
 - ``settle`` / ``give_up``: stay (braking) for a while; giving up is looking around and staying.
 
-A :class:`Simulation` is one video: a fresh DIRECT client (deterministic for the same calls), the
+A :class:`Simulation` is one video: an emptied DIRECT client (deterministic for the same calls), the
 scene built by ``scene_builder``, and the states of every entity recorded once per frame at
 35 fps. Entities listed as ``ghosts`` do not collide with the agent (only type 2.5's surprising
 video, whose point is that the agent passes through a wall).
@@ -24,9 +24,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
-import pybullet as p
 
-from socialbench.agent3d.scene_builder import GRAVITY, build_scene, physics_client, read_states
+from socialbench.agent3d.physics import p
+from socialbench.agent3d.scene_builder import GRAVITY, build_scene, physics_client, read_state
 from socialbench.agent3d.schema import FPS, EntityState, SceneConfig, Video
 
 WALK_SPEED = 1.3  # agent spec: the agent walks at about 1.3 m/s
@@ -140,7 +140,7 @@ def solve_jump(span: float, clear_from: float, clear_to: float, clear_height: fl
 
 
 class Simulation:
-    """One video being simulated: a fresh PyBullet client, its scene, and recorded frames."""
+    """One video being simulated: an emptied PyBullet client, its scene, and recorded frames."""
 
     def __init__(self, config: SceneConfig, agent_id: int, ghosts: Iterable[int] = (),
                  floors: Iterable[int] = ()) -> None:
@@ -160,6 +160,11 @@ class Simulation:
         self.floors = {self.ids[f] for f in floors}  # landing surfaces: tracked apart
         self.floor_penetration = 0.0  # a hard landing sinks in for a step or two
         self.frames: list[list[EntityState]] = []
+        # static bodies never move: read once, recorded by reference every frame (speed)
+        static = {e.id for e in config.entities if e.static or e.mass <= 0}
+        self._static = {e: read_state(self.client, e, b) for e, b in self.ids.items()
+                        if e in static}
+        self._agent_state: tuple | None = None  # (position, orientation, velocity, spin)
         self.gaze: float = self.yaw()
         self.record()
 
@@ -179,7 +184,8 @@ class Simulation:
 
     # -- stepping
     def record(self) -> None:
-        self.frames.append(read_states(self.client, self.ids))
+        self.frames.append([self._static.get(e) or read_state(self.client, e, b)
+                            for e, b in self.ids.items()])
         for contact in p.getContactPoints(bodyA=self.agent, physicsClientId=self.client):
             if contact[2] in self.floors:
                 self.floor_penetration = max(self.floor_penetration, -contact[8])
@@ -194,18 +200,27 @@ class Simulation:
                 control()
             self._steer_gaze()
             p.stepSimulation(physicsClientId=self.client)
+            self._agent_state = None
         self.record()
+
+    def _agent(self) -> tuple:
+        """The agent's (position, orientation, velocity, angular velocity), read once per
+        physics step: the controller and the gaze share it (forces act only at the step)."""
+        if self._agent_state is None:
+            pose = p.getBasePositionAndOrientation(self.agent, physicsClientId=self.client)
+            speed = p.getBaseVelocity(self.agent, physicsClientId=self.client)
+            self._agent_state = (np.asarray(pose[0]), pose[1], np.asarray(speed[0]), speed[1])
+        return self._agent_state
 
     def _steer_gaze(self) -> None:
         """Turn the body's yaw toward the gaze, at most 2 degrees per frame.
 
         Tilting stays physical (a cube tips onto a ramp's slope), but a spring-damper pulls
         the body upright again, so a cone cannot topple. Plain floats: this runs every step."""
-        x, y, z, w = p.getBasePositionAndOrientation(self.agent, physicsClientId=self.client)[1]
+        _, (x, y, z, w), _, spin = self._agent()
         yaw = math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
         limit = math.radians(GAZE_STEP_DEG) * FPS
         rate = max(-limit, min(limit, _wrap(self.gaze - yaw) / TIMESTEP))
-        spin = p.getBaseVelocity(self.agent, physicsClientId=self.client)[1]
         up_x, up_y = 2.0 * (x * z + w * y), 2.0 * (y * z - w * x)  # the body's z axis, in world
         keep, pull = 1.0 - RIGHTING_DAMPING * TIMESTEP, RIGHTING_STIFFNESS * TIMESTEP
         # up x (0, 0, 1) = (up_y, -up_x, 0): the axis that turns the body back upright
@@ -215,22 +230,26 @@ class Simulation:
 
     # -- agent state
     def position(self) -> np.ndarray:
-        return np.asarray(p.getBasePositionAndOrientation(self.agent,
-                                                          physicsClientId=self.client)[0])
+        return self._agent()[0].copy()
 
     def velocity(self) -> np.ndarray:
-        return np.asarray(p.getBaseVelocity(self.agent, physicsClientId=self.client)[0])
+        return self._agent()[2].copy()
 
     def yaw(self) -> float:
-        quat = p.getBasePositionAndOrientation(self.agent, physicsClientId=self.client)[1]
-        return p.getEulerFromQuaternion(quat)[2]
+        return p.getEulerFromQuaternion(self._agent()[1])[2]
 
     def touching(self) -> bool:
         return bool(p.getContactPoints(bodyA=self.agent, physicsClientId=self.client))
 
     def push(self, force: Iterable[float]) -> None:
-        p.applyExternalForce(self.agent, -1, list(force), self.position().tolist(),
+        p.applyExternalForce(self.agent, -1, list(force), self._agent()[0].tolist(),
                              p.WORLD_FRAME, physicsClientId=self.client)
+
+
+def _norm(vector: np.ndarray) -> float:
+    """``np.linalg.norm`` of a 1-D vector, the same operations (sqrt of the dot product)
+    without its per-call overhead: this runs several times every physics step."""
+    return math.sqrt(float(np.dot(vector, vector)))
 
 
 def _wrap(angle: float) -> float:
@@ -276,11 +295,11 @@ class Mover:
             nonlocal done
             position, velocity = sim.position(), sim.velocity()
             offset = goal - position[:2]
-            distance = float(np.linalg.norm(offset))
+            distance = _norm(offset)
             passed = distance < 0.15 and float(np.dot(velocity[:2], offset)) < 0.0
             # a stop a hair short of the goal, blocked by it (a cube goal's corner), is arrival
             blocked = stop and distance < tolerance + 0.05 and \
-                float(np.linalg.norm(velocity[:2])) < STOP_SPEED
+                _norm(velocity[:2]) < STOP_SPEED
             if distance <= tolerance or (passed and not stop) or blocked:
                 done = True
             if done:
@@ -296,7 +315,7 @@ class Mover:
             sim.gaze = math.atan2(direction[1], direction[0])
             wanted = speed * direction
             force = AGENT_MASS * (wanted - velocity[:2]) / steer
-            norm = float(np.linalg.norm(force))
+            norm = _norm(force)
             if norm > MAX_WALK_FORCE:
                 force *= MAX_WALK_FORCE / norm
             sim.push((force[0], force[1], 0.0))
@@ -311,7 +330,7 @@ class Mover:
 
     def _brake(self, velocity: np.ndarray) -> None:
         force = -AGENT_MASS * velocity[:2] / STEER_TIME
-        norm = float(np.linalg.norm(force))
+        norm = _norm(force)
         if norm > MAX_WALK_FORCE:
             force *= MAX_WALK_FORCE / norm
         self.sim.push((force[0], force[1], 0.0))
@@ -319,7 +338,7 @@ class Mover:
     def halt(self) -> None:
         """Brake until the agent stands still."""
         sim, frames = self.sim, 0
-        while float(np.linalg.norm(sim.velocity()[:2])) > STOP_SPEED:
+        while _norm(sim.velocity()[:2]) > STOP_SPEED:
             sim.frame(lambda: self._brake(sim.velocity()))
             frames += 1
             self._check(frames, 3 * FPS, "stopping")

@@ -188,6 +188,11 @@ def _wall_ways(wall: Wall, row: float, s: float) -> list[_Way]:
         end = wall.y + side * wall.length / 2
         y = end + side * (DETOUR_CLEARANCE + RADIUS)
         ways.append(_Way("around_wall", ((front, y), (back, y)), (None, None), 0.0))
+        # steep approaches (a goal close behind a long wall) would cut the wall's corners:
+        # the same detour with its corners pushed out along the lane too
+        wide = DETOUR_CLEARANCE + RADIUS
+        ways.append(_Way("around_wall", ((front - s * wide, y), (back + s * wide, y)),
+                         (None, None), 0.0))
     if wall.door_y is not None and wall.door_height > AGENT_SIZE + 0.05:
         pts = ((front - s * DETOUR_CLEARANCE, wall.door_y), (back + s * DETOUR_CLEARANCE,
                                                               wall.door_y))

@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Literal
 
 import numpy as np
-import pybullet as p
 from PIL import Image
 
+from socialbench.agent3d.physics import p
 from socialbench.agent3d.scene_builder import build_scene, physics_client, set_states
 from socialbench.agent3d.schema import Camera, Video
 from socialbench.core.video import write_mp4

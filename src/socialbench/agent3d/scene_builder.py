@@ -23,19 +23,21 @@ Typical use::
         ...step, apply forces to ids[agent_id]...
         frame = read_states(client, ids)         # list[EntityState], rounded for stable JSON
 
-Determinism: a fresh DIRECT client per video and the same call sequence give the same numbers.
+Determinism: an emptied DIRECT client per video (fresh, or reused after ``resetSimulation``)
+and the same call sequence give the same numbers.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cache
 
 import numpy as np
-import pybullet as p
 from scipy.spatial import ConvexHull
 
+from socialbench.agent3d.physics import p
 from socialbench.agent3d.schema import EntitySpec, EntityState, SceneConfig
 from socialbench.errors import UserError
 
@@ -50,18 +52,38 @@ AGENT_DYNAMICS = {"lateralFriction": 0.0, "restitution": 0.125, "angularDamping"
 SHAPES = ("box", "sphere", "cylinder", "cone", "pyramid", "octahedron", "bowl", "ramp")
 
 
+# Connecting a DIRECT client costs ~25 ms, resetting one ~0.3 ms: a process keeps its clients
+# once used and hands them out again, emptied by resetSimulation (a video is ~100 ms of work).
+_IDLE_CLIENTS: list[tuple[int, int]] = []  # (process id, client): only reused in that process
+_MAX_IDLE = 4
+
+
 @contextmanager
 def physics_client(timestep: float = DEFAULT_TIMESTEP, gravity: float = GRAVITY) -> Iterator[int]:
-    """A fresh headless PyBullet client (DIRECT), reset, with gravity and a fixed timestep."""
-    client = p.connect(p.DIRECT)
+    """A headless PyBullet client (DIRECT), empty (reset), with gravity and a fixed timestep.
+
+    Clients are reused within a process: ``resetSimulation`` removes every body, and gravity,
+    the timestep and deterministic pair ordering are set again, so a reused client gives the
+    same numbers as a fresh one (tests/agent3d/test_motion.py checks it)."""
+    pid = os.getpid()
+    mine = [c for c in _IDLE_CLIENTS if c[0] == pid and p.isConnected(physicsClientId=c[1])]
+    client = mine[-1][1] if mine else p.connect(p.DIRECT)
+    if mine:
+        _IDLE_CLIENTS.remove(mine[-1])
+    clean = False
     try:
         p.resetSimulation(physicsClientId=client)
         p.setGravity(0.0, 0.0, gravity, physicsClientId=client)
         p.setTimeStep(timestep, physicsClientId=client)
         p.setPhysicsEngineParameter(deterministicOverlappingPairs=1, physicsClientId=client)
         yield client
+        clean = True
     finally:
-        p.disconnect(client)
+        if clean and len(_IDLE_CLIENTS) < _MAX_IDLE:
+            p.resetSimulation(physicsClientId=client)
+            _IDLE_CLIENTS.append((pid, client))
+        else:  # after an error (or with enough idle clients) do not keep it
+            p.disconnect(client)
 
 
 def build_scene(scene: SceneConfig | Sequence[EntitySpec], client: int) -> dict[int, int]:
@@ -94,14 +116,16 @@ def add_entity(spec: EntitySpec, client: int) -> int:
 
 def read_states(client: int, ids: Mapping[int, int]) -> list[EntityState]:
     """The current state of every entity (in ``ids`` order), floats rounded for stable files."""
-    states = []
-    for entity_id, body in ids.items():
-        position, orientation = p.getBasePositionAndOrientation(body, physicsClientId=client)
-        velocity, angular = p.getBaseVelocity(body, physicsClientId=client)
-        states.append(EntityState(id=entity_id, position=rounded(position),
-                                  orientation=rounded(orientation), velocity=rounded(velocity),
-                                  angular_velocity=rounded(angular)))
-    return states
+    return [read_state(client, entity_id, body) for entity_id, body in ids.items()]
+
+
+def read_state(client: int, entity_id: int, body: int) -> EntityState:
+    """The current state of one entity, floats rounded for stable files."""
+    position, orientation = p.getBasePositionAndOrientation(body, physicsClientId=client)
+    velocity, angular = p.getBaseVelocity(body, physicsClientId=client)
+    return EntityState(id=entity_id, position=rounded(position),
+                       orientation=rounded(orientation), velocity=rounded(velocity),
+                       angular_velocity=rounded(angular))
 
 
 def set_states(client: int, ids: Mapping[int, int], states: Sequence[EntityState]) -> None:

@@ -33,6 +33,7 @@ AGENT_SIZE = 0.2  # agent spec: 0.2 m primitive
 GOAL_SIZE = 0.2  # ours: goal objects the agent's size
 WALL_HEIGHTS = (0.1, 0.2, 0.3, 0.4, 0.6)  # agent spec: wall heights (0.7 listed below)
 DETOUR_WALL_HEIGHT = 0.7  # agent spec: 0.7 tall to force a detour
+TALL_TEST_WALL_HEIGHT = 0.9  # agent spec: "0.9 in some scenario-1 tests" (the hardest walls)
 WALL_THICKNESSES = (0.1, 0.2, 0.4, 0.5)  # agent spec
 WALL_LENGTHS = (0.6, 0.7, 1.1, 1.6, 2.1)  # agent spec
 LONG_WALL_LENGTHS = (2.8, 3.0)  # agent spec: 2.8/3.0 long to force a jump
@@ -96,8 +97,26 @@ EXTENDED_GOAL_SHAPES = ("pyramid", "bowl", "cylinder", "octahedron")  # agent sp
 AGENT_COLORS = ((0.85, 0.85, 0.85, 1.0), (0.25, 0.25, 0.25, 1.0), (0.55, 0.40, 0.25, 1.0))
 OBSTACLE_COLORS = ((0.55, 0.55, 0.60, 1.0), (0.45, 0.50, 0.45, 1.0), (0.60, 0.52, 0.45, 1.0))
 OCCLUDER_COLOR = (0.75, 0.62, 0.42, 1.0)
-FLOOR_COLOR = (0.80, 0.78, 0.72, 1.0)
 CHASM_BOTTOM_COLOR = (0.35, 0.33, 0.30, 1.0)  # the floor under a raised one: gaps look deep
+
+# --- the room (agent spec: "a 12 x 12 m empty room"; AGENT paper, Sec. 3: "the texture of the
+# floor (out of 8 types), the texture of the background wall (out of 3 types)"). TDW's textures
+# are not available here: each variant is a solid colour, named after the material it stands
+# for (ours). Drawn once per trial, so the videos of a trial share their room.
+ROOM_SIZE = 12.0  # agent spec: 12 x 12 m room
+ROOM_WALL_HEIGHT = 4.0  # ours: reaches above the top of both cameras' views (3.2 m at most)
+ROOM_WALL_THICKNESS = 0.1  # ours
+FLOOR_LOOKS = (
+    ("light_oak", (0.80, 0.68, 0.50, 1.0)), ("dark_walnut", (0.45, 0.32, 0.22, 1.0)),
+    ("grey_concrete", (0.62, 0.62, 0.60, 1.0)), ("sand_tile", (0.86, 0.80, 0.66, 1.0)),
+    ("slate", (0.38, 0.42, 0.46, 1.0)), ("terracotta", (0.72, 0.45, 0.33, 1.0)),
+    ("white_marble", (0.88, 0.88, 0.86, 1.0)), ("green_carpet", (0.42, 0.52, 0.40, 1.0)),
+)  # AGENT paper: 8 floor types
+WALL_LOOKS = (
+    ("cream_plaster", (0.93, 0.90, 0.82, 1.0)), ("blue_paint", (0.62, 0.72, 0.82, 1.0)),
+    ("brick", (0.66, 0.38, 0.32, 1.0)),
+)  # AGENT paper: 3 background wall types
+FLOOR_COLOR = FLOOR_LOOKS[0][1]  # the default look (layouts built outside a trial)
 
 # entity ids, stable across the videos of a trial (goals keep their id when they swap sides)
 AGENT_ID = 1
@@ -105,7 +124,8 @@ FIRST_GOAL_ID = 2
 FIRST_OBSTACLE_ID = 10
 OCCLUDER_ID = 30
 FIRST_FLOOR_ID = 40
-FLOOR_LABEL = 0  # ours: the floor is not an entity class of the release
+FIRST_ROOM_WALL_ID = 50
+FLOOR_LABEL = 0  # ours: the floor and the room's walls are not entity classes of the release
 
 
 def builder_shape(shape: str) -> str:
@@ -215,6 +235,16 @@ class Layout:
     raised: bool = False  # walkable floor on boxes (chasm scenes, kept across a trial's videos)
     obstacle_color: tuple[float, float, float, float] = OBSTACLE_COLORS[0]
     agent_yaw: float = 0.0
+    room: tuple[int, int] = (0, 0)  # (floor look, wall look): indices into FLOOR_LOOKS, WALL_LOOKS
+
+    @property
+    def room_centre_y(self) -> float:
+        """The room is centred on TDW's origin, which our layout frame shifts to y = z_mid."""
+        return TWO_GOAL_Z_MID if self.two_goals else ONE_GOAL_Z_MID
+
+    def room_looks(self) -> dict[str, str]:
+        """The room's appearance, by name (recorded in ``scene_config.json``)."""
+        return {"floor": FLOOR_LOOKS[self.room[0]][0], "wall": WALL_LOOKS[self.room[1]][0]}
 
     @property
     def floor(self) -> float:
@@ -314,10 +344,12 @@ class Layout:
         return out
 
     def _floor_entities(self) -> list[EntitySpec]:
+        floor_color = FLOOR_LOOKS[self.room[0]][1]
         floors = [EntitySpec(id=FIRST_FLOOR_ID, name="floor", kind="floor", shape="box",
-                             size=(12.0, 12.0, 0.1), position=(0.0, 0.0, -0.05),
-                             label=FLOOR_LABEL,  # agent spec: a 12 x 12 m room
-                             rgba=CHASM_BOTTOM_COLOR if self.floor else FLOOR_COLOR)]
+                             size=(ROOM_SIZE, ROOM_SIZE, 0.1),
+                             position=(0.0, self.room_centre_y, -0.05), label=FLOOR_LABEL,
+                             rgba=CHASM_BOTTOM_COLOR if self.floor else floor_color)]
+        floors.extend(self._room_walls())
         if not self.floor:
             return floors
         left = -3.0
@@ -332,8 +364,21 @@ class Layout:
                 id=FIRST_FLOOR_ID + 1 + k, name=f"raised_floor_{k}", kind="floor", shape="box",
                 size=(x1 - x0, 2 * RAISED_HALF_DEPTH, RAISED_FLOOR),
                 position=((x0 + x1) / 2, self.row, RAISED_FLOOR / 2), label=FLOOR_LABEL,
-                rgba=FLOOR_COLOR))
+                rgba=floor_color))
         return floors
+
+    def _room_walls(self) -> list[EntitySpec]:
+        """The four walls of the 12 x 12 m room (the camera sees the back one, +y)."""
+        half, t, h = ROOM_SIZE / 2, ROOM_WALL_THICKNESS, ROOM_WALL_HEIGHT
+        cy, color = self.room_centre_y, WALL_LOOKS[self.room[1]][1]
+        walls = (("back", (0.0, cy + half + t / 2), (ROOM_SIZE + 2 * t, t)),
+                 ("front", (0.0, cy - half - t / 2), (ROOM_SIZE + 2 * t, t)),
+                 ("left", (-half - t / 2, cy), (t, ROOM_SIZE)),
+                 ("right", (half + t / 2, cy), (t, ROOM_SIZE)))
+        return [EntitySpec(id=FIRST_ROOM_WALL_ID + k, name=f"room_wall_{name}", kind="room",
+                           shape="box", size=(sx, sy, h), position=(x, y, h / 2),
+                           label=FLOOR_LABEL, rgba=color)
+                for k, (name, (x, y), (sx, sy)) in enumerate(walls)]
 
     def camera(self) -> Camera:
         """The released generator's fixed camera (rows vary, the camera does not), raised with
@@ -355,6 +400,11 @@ def _yaw_quat(yaw: float) -> tuple[float, float, float, float]:
 
 
 # ------------------------------------------------------------------------------- sampling
+
+
+def sample_room(rng: np.random.Generator) -> tuple[int, int]:
+    """A trial's room: one of the 8 floor looks and one of the 3 wall looks (AGENT paper)."""
+    return int(rng.integers(len(FLOOR_LOOKS))), int(rng.integers(len(WALL_LOOKS)))
 
 
 def pick(rng: np.random.Generator, options: tuple | list) -> object:
@@ -432,11 +482,18 @@ LEVELS = {
 GOAL_INSET = 0.5  # ours: a goal on a platform stands this far past the platform's near edge
 
 
-def level_spec(rng: np.random.Generator, kind: str, level: int, two_goals: bool) -> ObstacleSpec:
-    """An obstacle of difficulty ``level`` (0 = none, 1 easy .. 4 hardest) of one kind."""
+def level_spec(rng: np.random.Generator, kind: str, level: int, two_goals: bool,
+               tall_walls: bool = False) -> ObstacleSpec:
+    """An obstacle of difficulty ``level`` (0 = none, 1 easy .. 4 hardest) of one kind.
+
+    ``tall_walls`` (scenario-1 tests): the hardest wall may also be 0.9 m, too tall to jump,
+    so the agent walks round its far end (agent spec: "0.9 in some scenario-1 tests")."""
     if level == 0:
         return None
-    size = float(pick(rng, LEVELS[(kind, two_goals)][level - 1]))
+    sizes = LEVELS[(kind, two_goals)][level - 1]
+    if tall_walls and kind == "wall" and level == len(LEVELS[(kind, two_goals)]):
+        sizes = (*sizes, TALL_TEST_WALL_HEIGHT)
+    size = float(pick(rng, sizes))
     if kind == "wall":
         thickness = float(pick(rng, WALL_THICKNESSES[:3] if two_goals else WALL_THICKNESSES))
         return ("wall", size, thickness)

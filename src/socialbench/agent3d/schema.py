@@ -28,7 +28,7 @@ AGENT_LABEL = 9
 OBSTACLE_LABEL = 10
 OCCLUDER_LABEL = 11
 
-EntityKind = Literal["agent", "goal", "obstacle", "occluder", "floor"]
+EntityKind = Literal["agent", "goal", "obstacle", "occluder", "floor", "room"]  # room: its walls
 VideoKind = Literal["familiarization", "expected", "surprising"]
 
 

@@ -21,6 +21,14 @@ What is checked, per trial (``validate_trial``):
 - Pairs share familiarization: all videos of a trial show the same agent; the test videos'
   goal objects all appear in familiarization; expected and surprising start the agent at the
   same place with the same goal objects at the same places.
+
+And over the whole dataset (``check_dataset``, from ``trial.json`` and ``scene_config.json``):
+
+- every test-split trial lists both test videos (``test: {expected, surprising}`` in
+  ``trial.json``, both folders present); no train/validation trial lists a surprising one;
+- scenario 1: half of each type's test trials swap the two objects' sides between
+  familiarization and test (AGENT paper: "half of the tests swap object positions"): with n
+  test trials of a type, floor(n/2) or ceil(n/2) swap, judged from the goals' positions.
 """
 
 from __future__ import annotations
@@ -32,21 +40,24 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
-import pybullet as p
 from rich.console import Console
 from rich.progress import Progress
 
 from socialbench.agent3d.io import (
     CONFIG_FILE,
+    EXPECTED,
     FACE_NAMES,
     STATES_FILE,
+    SURPRISING,
     TRIAL_FILE,
     box_points,
     entity_table,
     load_trial,
     named_videos,
     quaternion_matrices,
+    read_json,
 )
+from socialbench.agent3d.physics import p
 from socialbench.agent3d.scene_builder import build_scene, physics_client, set_states
 from socialbench.agent3d.schema import EntitySpec, Trial, Video
 from socialbench.core.runner import MANIFEST_NAME, verify_manifest
@@ -96,7 +107,66 @@ def validate_dataset(root: Path, *, max_problems: int = 20, workers: int = 1,
             bar.advance(task)
             if len(problems) >= max_problems:
                 break
+    if len(problems) < max_problems:
+        problems += [f"dataset: {problem}" for problem in check_dataset(root, trials)]
     return problems[:max_problems]
+
+
+def check_dataset(root: Path, trials: list[Path]) -> list[str]:
+    """Dataset-level design checks (see the module docstring); reads only the small JSON files."""
+    problems = []
+    swaps: dict[str, list[bool]] = {}
+    for trial_dir in trials:
+        rel = Path(trial_dir).relative_to(root).as_posix()
+        try:
+            meta = read_json(Path(trial_dir) / TRIAL_FILE)
+            if not isinstance(meta, dict):
+                problems.append(f"{rel}: {TRIAL_FILE} is not a JSON object")
+                continue
+            split, test = meta.get("split"), meta.get("test")
+            if split == "test":
+                wanted = {"expected": EXPECTED, "surprising": SURPRISING}
+                if test != wanted or any(not (Path(trial_dir) / v / CONFIG_FILE).is_file()
+                                         for v in wanted.values()):
+                    problems.append(f"{rel}: a test trial must list and hold both test videos "
+                                    f"(trial.json 'test': {wanted})")
+            elif test is not None or (Path(trial_dir) / SURPRISING).exists():
+                problems.append(f"{rel}: a {split} trial with a surprising video (only test "
+                                f"trials have one)")
+            if split == "test" and meta.get("scenario") == 1:
+                swapped = _sides_swapped(Path(trial_dir))
+                if swapped is not None:
+                    swaps.setdefault(str(meta.get("trial_type")), []).append(swapped)
+        except UserError as exc:
+            problems.append(f"{rel}: {exc}")
+    for trial_type, flags in sorted(swaps.items()):
+        n, count = len(flags), sum(flags)
+        if count not in (n // 2, (n + 1) // 2):
+            problems.append(f"type {trial_type}: {count} of {n} test trials swap the objects' "
+                            f"sides; half of them should (AGENT paper)")
+    return problems
+
+
+def _sides_swapped(trial_dir: Path) -> bool | None:
+    """Whether the goals sit on opposite sides of the agent at test vs familiarization (None:
+    not two goals on either side)."""
+    def sides(folder: str) -> dict[int, bool] | None:
+        config = read_json(trial_dir / folder / CONFIG_FILE)
+        entities = config.get("entities", []) if isinstance(config, dict) else []
+        agent = next((e for e in entities if e.get("kind") == "agent"), None)
+        goals = {e.get("id"): e for e in entities if e.get("kind") == "goal"}
+        if agent is None or len(goals) != 2:
+            return None
+        return {k: float(g["position"][0]) > float(agent["position"][0])
+                for k, g in goals.items()}
+
+    try:
+        before, after = sides("Familiarization_video_1"), sides(EXPECTED)
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None
+    if before is None or after is None or before.keys() != after.keys():
+        return None
+    return all(before[k] != after[k] for k in before)
 
 
 def find_trials(root: Path) -> list[Path]:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from socialbench.core.paths import safe_join
@@ -236,7 +237,8 @@ def _map(builder: Builder, todo: Sequence[Job], out_dir: Path,
 
 def _progress(show: bool) -> Progress:
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeRemainingColumn(), disable=not show, transient=False)
+                    TimeRemainingColumn(), disable=not show, transient=False,
+                    console=Console(stderr=True))  # stdout stays clean for --json output
 
 
 def load_manifest(root: Path) -> dict[str, Any]:

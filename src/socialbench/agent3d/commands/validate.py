@@ -7,9 +7,6 @@ from pathlib import Path
 
 import click
 
-from socialbench.agent3d.io import TRIAL_FILE, read_json
-from socialbench.agent3d.validate import find_trials, validate_dataset
-
 
 @click.command(name="validate")
 @click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
@@ -19,8 +16,12 @@ from socialbench.agent3d.validate import find_trials, validate_dataset
               help="Processes checking trials in parallel.")
 def validate(root: Path, max_problems: int, workers: int) -> None:
     """Check every trial under ROOT (manifest checksums, states against configs, no
-    penetration except type 2.5's surprising video, outcomes, pairs sharing familiarization);
-    exit 1 naming the first problems, or print a one-line OK summary."""
+    penetration except type 2.5's surprising video, outcomes, pairs sharing familiarization;
+    over the dataset: test trials hold both test videos, half of scenario 1's tests swap the
+    objects' sides); exit 1 naming the first problems, or print a one-line OK summary."""
+    from socialbench.agent3d.io import TRIAL_FILE, read_json  # heavy (PyBullet): on use only
+    from socialbench.agent3d.validate import find_trials, validate_dataset
+
     problems = validate_dataset(root, max_problems=max_problems, workers=workers,
                                 progress=True)
     if problems:

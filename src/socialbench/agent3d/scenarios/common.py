@@ -11,9 +11,9 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-import pybullet as p
 
 from socialbench.agent3d.motion import FPS, MotionError, Mover, Simulation, Step
+from socialbench.agent3d.physics import p
 from socialbench.agent3d.planning import NoPathError, Plan, efficient_plan
 from socialbench.agent3d.scenes import AGENT_ID, OCCLUDER_HEIGHT, OCCLUDER_ID, Layout
 from socialbench.agent3d.schema import Video
@@ -43,6 +43,7 @@ class Context:
     surprising: bool = True  # test split only
     extended: bool = False  # goals from the unseen-shape set
     index: int = 0  # the trial's index in its split (recipes alternate variants by it)
+    room: tuple[int, int] = (0, 0)  # the trial's (floor look, wall look): scenes.sample_room
     notes: dict = field(default_factory=dict)  # trial-level annotations for every video
 
     def sweep(self) -> float:
@@ -80,9 +81,10 @@ def simulate(ctx: Context, layout: Layout, plan: Plan, video: str, sweep: float,
     overlap deeper than ``MAX_PENETRATION`` is a failed sample. ``occluder_falls``: after the
     agent arrives, the occluder is pushed over toward the camera and the scene revealed.
     """
+    layout = layout.with_changes(room=ctx.room)  # every video of a trial: the same room
     notes = {"agent_id": AGENT_ID, "goal_id": plan.goal, "gave_up": plan.goal is None,
              "plan": plan.summary(), "goal_costs": goal_costs(layout),
-             "look_sweep_deg": sweep, "ghost_ids": list(ghosts),
+             "look_sweep_deg": sweep, "ghost_ids": list(ghosts), "room": layout.room_looks(),
              **ctx.notes, **(extra or {})}
     config = layout.config(ctx.scenario, ctx.trial_type, video, ctx.seed, notes)
     fall_below = layout.floor - 0.05 if layout.chasms else None

@@ -2,7 +2,8 @@
 
 Two-goal scenes: the agent in the middle, an object on either side (different shapes, colours
 from different sets), and on each side nothing or an obstacle of one kind: a long wall it must
-jump, a chasm, a platform the object stands on, or a ramp up to such a platform.
+jump (in tests the hardest may be 0.9 m tall, which it walks round; agent spec), a chasm, a
+platform the object stands on, or a ramp up to such a platform.
 The agent has a reward for each object, the preferred one's clearly higher (``rewards`` in the
 annotations); it goes to the object of highest reward minus path cost. One familiarization
 video shows it going to the preferred object. Half of the tests (odd trial indices) swap the two
@@ -25,15 +26,18 @@ MIN_COST_GAP = 0.05  # ours: "costs more" means by at least this much
 
 
 def _scene(ctx: Context, looks: list, agent: tuple, sides: tuple[int, int], kind: str,
-           levels: dict[int, int]) -> Layout:
-    """A two-goal layout; ``levels``: goal id -> obstacle difficulty in front of it."""
+           levels: dict[int, int], test: bool = False) -> Layout:
+    """A two-goal layout; ``levels``: goal id -> obstacle difficulty in front of it. In test
+    scenes the hardest wall may be the spec's 0.9 m one (walked round, not jumped)."""
     layout = scenes.two_goal_layout(ctx.rng, looks, agent[0], agent[1], sides=sides)
     keys = sorted(levels)
     if levels[keys[0]] == levels[keys[1]]:  # equal costs: the very same obstacle on both sides
-        shared = scenes.level_spec(ctx.rng, kind, levels[keys[0]], two_goals=True)
+        shared = scenes.level_spec(ctx.rng, kind, levels[keys[0]], two_goals=True,
+                                   tall_walls=test)
         specs = dict.fromkeys(keys, shared)
     else:
-        specs = {k: scenes.level_spec(ctx.rng, kind, levels[k], two_goals=True) for k in keys}
+        specs = {k: scenes.level_spec(ctx.rng, kind, levels[k], two_goals=True, tall_walls=test)
+                 for k in keys}
     for goal in layout.goals:
         side = 1 if goal.x > 0 else -1
         layout = scenes.place(layout, side * scenes.TWO_GOAL_OBSTACLE_X, specs[goal.key])
@@ -59,9 +63,10 @@ def _build(ctx: Context, fam_levels: tuple[int, int], test_levels: tuple[int, in
     test_sides = fam_sides[::-1] if swapped else fam_sides
     kind = str(pick(ctx.rng, scenes.OBSTACLE_KINDS))
     layouts = []
-    for sides, levels, order in ((fam_sides, fam_levels, fam_order),
-                                 (test_sides, test_levels, test_order)):
-        layout = _scene(ctx, looks, agent, sides, kind, {preferred: levels[0], other: levels[1]})
+    for sides, levels, order, test in ((fam_sides, fam_levels, fam_order, False),
+                                       (test_sides, test_levels, test_order, True)):
+        layout = _scene(ctx, looks, agent, sides, kind, {preferred: levels[0], other: levels[1]},
+                        test)
         gap = (efficient_plan(layout, preferred).cost - efficient_plan(layout, other).cost)
         if (order == "=" and abs(gap) > 1e-6) or (order == ">" and gap < MIN_COST_GAP) or \
                 (order == "<" and gap > -MIN_COST_GAP):
