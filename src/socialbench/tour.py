@@ -13,7 +13,10 @@ def run_tour(quick: bool = True, console: Console | None = None) -> None:
     from socialbench.bib.tour import tour as bib_tour
     from socialbench.talkitout.tour import tour as talkitout_tour
 
-    console = console or Console()
+    if console is None:
+        console = Console()
+        if not console.is_terminal:  # piped to a file: wide enough for the results tables
+            console = Console(width=140)
     for title, section in (("TalkItOut (SocialAI 0.1)", talkitout_tour),
                            ("BIB (Baby Intuitions Benchmark)", bib_tour),
                            ("AGENT", agent_tour)):
