@@ -79,3 +79,10 @@ def test_json_and_tables_report_every_task():
     table = comparison_table({"scripted": results}, published={"preference": {"HBToM": 99.7}},
                              models=["HBToM"])
     assert table.row_count == 2
+
+
+def test_worker_processes_give_the_same_ratings():
+    many = PAIRS * 3
+    one = rate_pairs(Scripted(), many, progress=False)
+    two = rate_pairs(Scripted(), many, progress=False, workers=2)
+    assert one == two

@@ -9,7 +9,8 @@ seeded bootstrap confidence intervals of both.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import multiprocessing
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -60,17 +61,61 @@ def _name_of(item: Any) -> str:
 def rate_pairs(observer: Observer, pairs: Sequence[tuple[str, Any, Any]], *,
                reduce: Reduction = "max", load: Callable[[Path], Any] | None = None,
                console: Console | None = None, progress: bool = True,
-               description: str = "rating") -> list[PairRating]:
+               description: str = "rating", workers: int = 1) -> list[PairRating]:
     """Rate both videos of every pair with ``observer``; a rich progress bar counts pairs."""
     return rate_pairs_many([observer], pairs, reduce=reduce, load=load, console=console,
-                           progress=progress, description=description)[observer.name]
+                           progress=progress, description=description,
+                           workers=workers)[observer.name]
 
 
 def rate_pairs_many(observers: Sequence[Observer], pairs: Sequence[tuple[str, Any, Any]], *,
                     reduce: Reduction = "max", load: Callable[[Path], Any] | None = None,
                     console: Console | None = None, progress: bool = True,
-                    description: str = "rating") -> dict[str, list[PairRating]]:
-    """Rate every pair with several observers, reading each episode once; keyed by name."""
+                    description: str = "rating", workers: int = 1) -> dict[str, list[PairRating]]:
+    """Rate every pair with several observers, reading each episode once; keyed by name.
+
+    With ``workers > 1`` pairs are rated in forked worker processes (reading the files is most
+    of the cost); each pair is rated independently and results come back in input order, so the
+    ratings are identical whatever the worker count.
+    """
+    ratings: dict[str, list[PairRating]] = {o.name: [] for o in observers}
+    names = ", ".join(o.name for o in observers)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeRemainingColumn(), console=console or Console(stderr=True),
+                  disable=not progress, transient=True) as bar:
+        job = bar.add_task(f"{description} ({names})", total=len(pairs))
+        for rated in _rate_all(observers, pairs, reduce, load, workers):
+            for rating_name, rating in rated.items():
+                ratings[rating_name].append(rating)
+            bar.advance(job)
+    return ratings
+
+
+# The observers and options of the current evaluation, set in the parent before forking so
+# worker processes inherit them instead of receiving pickles.
+_WORKER_STATE: tuple[Sequence[Observer], Reduction, Callable[[Path], Any] | None] | None = None
+
+
+def _rate_all(observers: Sequence[Observer], pairs: Sequence[tuple[str, Any, Any]],
+              reduce: Reduction, load: Callable[[Path], Any] | None,
+              workers: int) -> Iterator[dict[str, PairRating]]:
+    global _WORKER_STATE
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    _WORKER_STATE = (observers, reduce, load)
+    try:
+        if workers == 1 or len(pairs) < 2:
+            yield from map(_rate_one, pairs)
+            return
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            yield from pool.imap(_rate_one, pairs, chunksize=1)
+    finally:
+        _WORKER_STATE = None
+
+
+def _rate_one(pair: tuple[str, Any, Any]) -> dict[str, PairRating]:
+    assert _WORKER_STATE is not None
+    observers, reduce, load = _WORKER_STATE
 
     def episode(item: Any) -> Any:
         if isinstance(item, Path):
@@ -79,21 +124,11 @@ def rate_pairs_many(observers: Sequence[Observer], pairs: Sequence[tuple[str, An
             return load(item)
         return item
 
-    ratings: dict[str, list[PairRating]] = {o.name: [] for o in observers}
-    names = ", ".join(o.name for o in observers)
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeRemainingColumn(), console=console, disable=not progress,
-                  transient=True) as bar:
-        job = bar.add_task(f"{description} ({names})", total=len(pairs))
-        for task, expected, unexpected in pairs:
-            e, u = episode(expected), episode(unexpected)
-            name = _name_of(expected) or _name_of(e)
-            for observer in observers:
-                ratings[observer.name].append(PairRating(
-                    task=task, name=name, expected=observer.surprise(e, reduce=reduce),
-                    unexpected=observer.surprise(u, reduce=reduce)))
-            bar.advance(job)
-    return ratings
+    task, expected, unexpected = pair
+    e, u = episode(expected), episode(unexpected)
+    name = _name_of(expected) or _name_of(e)
+    return {o.name: PairRating(task=task, name=name, expected=o.surprise(e, reduce=reduce),
+                               unexpected=o.surprise(u, reduce=reduce)) for o in observers}
 
 
 def score(task: str, ratings: Iterable[PairRating], *, ties: TiePolicy = "half",

@@ -35,10 +35,13 @@ PUBLISHED_SHOWN = ("mask", "video", "IRENE", "HBToM")
                    "BIB code, which counted ties as correct (a bug).")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the bootstrap confidence intervals.")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Worker processes rating pairs (the numbers do not depend on it).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON object instead of tables.")
 def evaluate(data: Path, observer: str, train: Path | None, checkpoint: Path | None, tasks: str,
-             max_pairs: int | None, reduce: str, ties: str, seed: int, as_json: bool) -> None:
+             max_pairs: int | None, reduce: str, ties: str, seed: int, workers: int,
+             as_json: bool) -> None:
     """Rate every expected/unexpected pair under DATA with an observer; print relative accuracy
     and AUC per sub-evaluation beside the published numbers."""
     from socialbench.bib.published import RELATIVE_ACCURACY
@@ -54,7 +57,7 @@ def evaluate(data: Path, observer: str, train: Path | None, checkpoint: Path | N
     pairs = collect_pairs(data, wanted, max_pairs)
     rater = ready_observer(observer, train=train, checkpoint=checkpoint, console=console)
     _, results = evaluate_observer(rater, pairs, reduce=reduce, console=console,  # type: ignore
-                                   seed=seed, ties=ties)
+                                   seed=seed, ties=ties, workers=workers)
     if as_json:
         click.echo(json.dumps(results_json(observer, results, reduce=reduce, ties=ties)))
         return

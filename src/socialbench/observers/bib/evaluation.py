@@ -136,9 +136,9 @@ def ready_observer(name: str, *, train: Path | None = None, checkpoint: Path | N
 
 def evaluate_observer(observer: Observer, pairs: Sequence[Pair], *, reduce: Reduction = "max",
                       console: Console | None = None, progress: bool = True, seed: int = 0,
-                      n_boot: int = 1000, ties: TiePolicy = "half",
+                      n_boot: int = 1000, ties: TiePolicy = "half", workers: int = 1,
                       ) -> tuple[list[PairRating], dict[str, TaskResult]]:
     """Rate every pair and score per task (relative accuracy, AUC, bootstrap CIs)."""
     ratings = rate_pairs(observer, pairs, reduce=reduce, load=load_episode, console=console,
-                         progress=progress)
+                         progress=progress, workers=workers)
     return ratings, summarize(ratings, seed=seed, n_boot=n_boot, order=EVAL_TASKS, ties=ties)
