@@ -6,9 +6,10 @@ For ``--episodes`` episodes of every task of the split (one process), it times e
 generation job separately on the same episodes:
 
 * plan + build: the task recipe (layout sampling, planning, motion, typed frames);
-* JSON: ``io.dump_episode`` of every outcome (e and u);
-* draw: the frames as generation draws them (``HeldFrameRenderer``: a frame repeated while the
-  agent waits is drawn once), beside ``Renderer.render`` of every frame;
+* self-check: the validator on every pair (``generate.problems``), which generation runs;
+* JSON: ``io.dump_episodes`` of each pair (e and u; shared trials serialised once);
+* draw: the frames as ``video.episode_frames`` draws them for ``write_episode_video`` (a frame
+  repeated while the agent waits is drawn once), beside ``Renderer.render`` of every frame;
 * encode: ``core.video.write_mp4`` of the already drawn frames - the raw encode rate of the same
   frames, the limit a video-writing generator can reach;
 
@@ -19,23 +20,33 @@ with video, and prints them beside the raw encode rate (target: with video >= 70
 from __future__ import annotations
 
 import argparse
+import gc
 import tempfile
 import time
 from pathlib import Path
 
 from socialbench.bib.generate import (
     SPLITS,
-    HeldFrameRenderer,
     build_episode,
     build_job,
     make_jobs,
     parse_tasks,
+    problems,
 )
-from socialbench.bib.io import dump_episode
+from socialbench.bib.io import dump_episodes
 from socialbench.bib.render import Renderer
 from socialbench.bib.schema import FPS, Episode
+from socialbench.bib.tasks import base
 from socialbench.bib.video import episode_frames
+from socialbench.core import grid_planning
 from socialbench.core.video import write_mp4
+
+
+def cold_caches() -> None:
+    """Empty the per-process planning and sprite caches, so that timing the same episodes
+    twice does not measure cache hits (a real run builds each episode once)."""
+    for cached in (base._planned, base._sprite_at, base._blocks_of, grid_planning._graph):
+        cached.cache_clear()
 
 
 def main() -> None:
@@ -54,26 +65,37 @@ def main() -> None:
     # (the wall-clock rates are printed at the end for reference).
     clock = time.process_time
     wall0 = time.perf_counter()
+    cold_caches()
+    # Stages run with the garbage collector paused, as a generation job does
+    # (generate._gc_paused): here every episode is in memory at once, and the collector's passes
+    # over them would otherwise be timed as the stages' cost.
+    gc.disable()
     t0 = clock()
-    built = [build_episode(split.tasks[j.params["task"]], split.shapes, j.seed, j.params["index"])
-             for j in jobs]
+    built = [build_episode(split.tasks[j.params["task"]], split.shapes, j.seed, j.params["index"],
+                           check=False) for j in jobs]
     t_build = clock() - t0
-    episodes = []
+    t0 = clock()
+    for j, b in zip(jobs, built, strict=True):
+        problems(split.tasks[j.params["task"]], b)
+    t_check = clock() - t0
+    pairs = []
     for b in built:
-        episodes.append(Episode(b.expected, "bench", None, True))
+        pairs.append([Episode(b.expected, "bench", None, True)])
         if b.unexpected is not None:
-            episodes.append(Episode(b.unexpected, "bench", None, False))
+            pairs[-1].append(Episode(b.unexpected, "bench", None, False))
+    episodes = [e for pair in pairs for e in pair]
     frames_total = sum(len(t) for e in episodes for t in e.trials)
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         t0 = clock()
-        for i, e in enumerate(episodes):
-            dump_episode(e, root / f"{i}.json")
+        for i, pair in enumerate(pairs):
+            dump_episodes([(e, root / f"{i}{'eu'[k]}.json") for k, e in enumerate(pair)])
         t_json = clock() - t0
 
         # Draw and encode one file at a time (holding every drawn frame would take gigabytes),
         # timing the two stages apart.
+        gc.enable()
         t_draw_plain = t_draw = t_encode = 0.0
         for i, e in enumerate(episodes):
             t0 = clock()
@@ -82,20 +104,25 @@ def main() -> None:
                 for f in t.frames:
                     plain.render(f)
             t1 = clock()  # as generation draws: a held frame is drawn once
-            drawn = list(episode_frames(e, HeldFrameRenderer()))
+            for _ in episode_frames(e):
+                pass
             t2 = clock()
-            write_mp4(root / f"{i}.mp4", drawn, FPS)
+            drawn = list(episode_frames(e))  # untimed: the encoder's input, drawn beforehand
             t3 = clock()
+            write_mp4(root / f"{i}.mp4", drawn, FPS)
+            t4 = clock()
             t_draw_plain, t_draw, t_encode = (t_draw_plain + t1 - t0, t_draw + t2 - t1,
-                                              t_encode + t3 - t2)
+                                              t_encode + t4 - t3)
             del drawn
 
+        cold_caches()
         t0 = clock()
         for k, job in enumerate(jobs):
             build_job(job, root / "json-only" / str(k))
         t_json_only = clock() - t0
         video_jobs = make_jobs(split, tasks, {t: args.episodes for t in tasks}, args.seed,
                                video=True)
+        cold_caches()
         t0 = clock()
         for k, job in enumerate(video_jobs):
             build_job(job, root / "video" / str(k))
@@ -104,8 +131,9 @@ def main() -> None:
     per = 1000.0 / n
     print(f"BIB generation, split {split.name}: {n} episodes ({len(tasks)} tasks x "
           f"{args.episodes}), {len(episodes)} files, {frames_total} frames, one process")
-    print(f"  stage costs per episode: plan+build {t_build * per:7.1f} ms | JSON write "
-          f"{t_json * per:7.1f} ms | draw {t_draw * per:7.1f} ms | encode {t_encode * per:7.1f} ms")
+    print(f"  stage costs per episode: plan+build {t_build * per:6.1f} ms | self-check "
+          f"{t_check * per:5.1f} ms | JSON write {t_json * per:6.1f} ms | draw "
+          f"{t_draw * per:6.1f} ms | encode {t_encode * per:6.1f} ms")
     print(f"  frames/s: draw {frames_total / t_draw:8.0f} (every frame drawn: "
           f"{frames_total / t_draw_plain:.0f}) | encode {frames_total / t_encode:8.0f}")
     raw = n / t_encode
@@ -114,6 +142,9 @@ def main() -> None:
           f"({100 * (n / t_video) / raw:.0f} % of raw encode; target >= 70 %)")
     print(f"  end-to-end JSON only  : {n / t_json_only:6.2f} episodes/s (target >= 100); "
           f"of which plan+build alone {n / t_build:6.1f} episodes/s")
+    print(f"  JSON-only, stage sum (build + check + JSON): "
+          f"{n / (t_build + t_check + t_json):6.2f} episodes/s (the rest of a job: its _meta "
+          "file, folders, renames)")
     print(f"  (CPU-time rates; whole script: {time.perf_counter() - wall0:.0f} s wall, "
           f"{time.process_time():.0f} s CPU)")
 

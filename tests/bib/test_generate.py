@@ -10,6 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from socialbench.bib import generate as gen
+from socialbench.bib import load_episode
+from socialbench.bib.validate import validate_dataset
 from socialbench.cli import main
 from socialbench.core.runner import verify_manifest
 from socialbench.errors import UserError
@@ -145,3 +147,32 @@ def test_an_episode_the_validator_rejects_is_redrawn() -> None:
     built = gen.build_episode(flaky, gen.SPLITS["eval"].shapes, 5, 0)
     assert len(built.expected) == 9 and built.meta["attempts"] >= 2
     assert built.meta["rejected"] == ["8 trials, expected 9"]
+
+
+def test_walls_follow_the_released_order_and_the_border_quirk_is_optional(tmp_path) -> None:
+    """Released ``walls``: random cells, then the ring (left column, bottom row, right column,
+    top row; (0, 0) twice); with ``border_repeats`` some border cells are also listed among the
+    random ones (bib spec), without changing the grid."""
+    from socialbench.bib.world import BORDER
+
+    plain = tmp_path / "plain"
+    quirk = tmp_path / "quirk"
+    gen.generate(plain, "eval", tasks="preference", episodes=1, video=False, show_progress=False)
+    gen.generate(quirk, "eval", tasks="preference", episodes=1, video=False, show_progress=False,
+             border_repeats=3)
+    ring = [(c[0] * 20, c[1] * 20) for c in BORDER]
+    for root, extra in ((plain, 0), (quirk, 3)):
+        for name in ("000000loe.json", "000000lou.json"):
+            episode = load_episode(root / "preference" / name)
+            for trial in episode.trials:
+                walls = [(b.x, b.y) for b in trial.frames[0].walls]
+                assert walls[-len(ring):] == ring
+                random_part = walls[:-len(ring)]
+                on_border = [w for w in random_part if w in set(ring)]
+                assert len(on_border) == extra
+    e_plain = load_episode(plain / "preference" / "000000loe.json")
+    e_quirk = load_episode(quirk / "preference" / "000000loe.json")
+    for a, b in zip(e_plain.trials, e_quirk.trials, strict=True):
+        assert {(w.x, w.y) for w in a.frames[0].walls} == {(w.x, w.y) for w in b.frames[0].walls}
+        assert a.agent_path == b.agent_path
+    assert validate_dataset(quirk, video_check=False) == []

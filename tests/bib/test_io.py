@@ -5,13 +5,14 @@ from __future__ import annotations
 import functools
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from socialbench.bib import dump_episode, episode_to_json, find_pairs, iter_episodes, load_episode
 from socialbench.bib import io as bib_io
-from socialbench.bib.schema import Block, Episode, Sprite
+from socialbench.bib.schema import Block, Episode, Sprite, Trial
 from socialbench.errors import DataFileError, UserError
 
 SAMPLES = Path("/work/shared/data/bib_real_samples")
@@ -241,3 +242,36 @@ def test_find_pairs_uses_the_manifest_and_refuses_unsafe_paths(tmp_path: Path) -
     (root / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(UserError, match="unsafe path"):
         find_pairs(root)
+
+
+# --- the fast writer equals the plain json.dumps path -----------------------------------------
+@pytest.mark.parametrize("name", SAMPLE_NAMES)
+def test_fast_writer_equals_json_dumps_on_released_samples(name: str) -> None:
+    episode = loaded(name)
+    text = episode_to_json(episode)
+    assert text == bib_io.episode_to_json_reference(episode)
+    assert text == sample(name).read_text()
+
+
+def test_fast_writer_equals_json_dumps_on_generated_episodes() -> None:
+    from socialbench.bib.generate import build_episode
+    from socialbench.bib.shapes import TRAIN
+    from socialbench.bib.tasks import EVAL_TASKS, TRAIN_TASKS
+
+    # A pair (shared familiarization), and key, lock and a barrier removed cell by cell.
+    for recipe in (EVAL_TASKS["preference"], TRAIN_TASKS["instrumental_action"]):
+        b = build_episode(recipe, TRAIN, 3, 0)
+        episodes = [Episode(t) for t in (b.expected, b.unexpected) if t is not None]
+        texts = bib_io.episodes_to_json(episodes)
+        assert texts == [bib_io.episode_to_json_reference(e) for e in episodes]
+
+
+def test_fast_writer_handles_floats_missing_sprites_and_equal_copies() -> None:
+    """Frames that are equal but distinct objects, floats, no home/agent: same text as dumps."""
+    episode = loaded("000010loe")
+    trial = episode.trials[0]
+    frames = [replace(f) for f in trial.frames[:3]]
+    frames.append(replace(frames[0], agent=None, home=None))
+    frames.append(replace(frames[1], agent=replace(frames[1].agent, x=10.5, y=1e-7)))
+    weird = Episode([Trial(frames)] * 9)
+    assert episode_to_json(weird) == bib_io.episode_to_json_reference(weird)

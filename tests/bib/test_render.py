@@ -112,3 +112,29 @@ def test_same_episode_gives_byte_identical_video(tmp_path: Path, short_episode: 
     write_episode_video(short_episode, tmp_path / "ae.mp4")
     write_episode_video(short_episode, tmp_path / "be.mp4")
     assert (tmp_path / "ae.mp4").read_bytes() == (tmp_path / "be.mp4").read_bytes()
+
+
+def test_a_repeated_frame_is_drawn_once_with_the_same_pixels() -> None:
+    """The one video path (write_episode_video -> episode_frames): a Frame object repeated in a
+    row (the generator shares one while the agent waits) is drawn once."""
+    from socialbench.bib.generate import build_episode
+    from socialbench.bib.tasks import EVAL_TASKS
+    from socialbench.bib.video import episode_frames
+
+    class Counting(Renderer):
+        calls = 0
+
+        def render(self, frame: Frame) -> np.ndarray:
+            Counting.calls += 1
+            return super().render(frame)
+
+    b = build_episode(EVAL_TASKS["preference"], TRAIN, 5, 0)
+    trial = b.expected[0]
+    episode = Episode([trial])
+    images = list(episode_frames(episode, Counting()))
+    runs = 1 + sum(a is not b for a, b in itertools.pairwise(trial.frames))
+    assert Counting.calls == runs < len(trial.frames) / 2
+    plain = Renderer()
+    for frame, image in zip(trial.frames, images, strict=True):
+        assert np.array_equal(image, plain.render(frame))
+        assert not image.flags.writeable

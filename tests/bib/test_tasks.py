@@ -236,3 +236,35 @@ def test_same_seed_same_episode_and_different_seed_differs() -> None:
     a, b, c = built("preference", 3), built("preference", 3), built("preference", 4)
     assert a.expected == b.expected and a.meta == b.meta
     assert a.expected != c.expected
+
+
+TWO_OBJECT_TASKS = [("preference", False), ("multi_agent", False), ("inaccessible_goal", False),
+                    ("preference", True)]  # True: the background no-navigation preference
+
+
+@pytest.mark.parametrize(("name", "train"), TWO_OBJECT_TASKS)
+def test_objects_are_two_cells_apart_and_only_the_goal_is_ever_touched(name: str,
+                                                                        train: bool) -> None:
+    """Observers' bug report: in preference the objects could sit in adjacent cells, overlap,
+    and the agent going to one ended touching the other."""
+    for index in range(6):
+        b = built(name, 15, index, train)
+        for trials in (b.expected, b.unexpected or []):
+            for trial in trials:
+                a, o = trial.frames[0].objects
+                apart = max(abs(a.cell[0] - o.cell[0]), abs(a.cell[1] - o.cell[1]))
+                assert apart >= 2, (name, index)
+                goal = touched(trial)
+                other = o if goal == a.shape else a
+                assert min(math.dist(p.center, other.center) for p in
+                           (f.agent for f in trial.frames)) > 13.0
+
+
+def test_the_reported_preference_episode_is_fixed() -> None:
+    """The reported case: preference, seed 0, index 15 (objects 12 px apart before the fix)."""
+    from socialbench.core.seeding import derive_seed
+
+    b = built("preference", derive_seed(0, "eval", "preference", 15), 15)
+    for trial in (*b.expected, b.unexpected[-1]):
+        a, o = trial.frames[0].objects
+        assert math.dist(a.center, o.center) >= 2 * CELL - 2 * 4 * math.sqrt(2)

@@ -112,6 +112,35 @@ def test_leaving_home_early_moving_at_the_end_and_missing_the_goal_are_caught() 
                for p in problems)
 
 
+def test_overlapping_objects_and_touching_a_non_goal_object_are_caught() -> None:
+    e, _ = make_pair()
+    # The other object right beside the goal: the icons overlap and the agent's end touches both.
+    beside = replace(OBJ_B, x=128, y=92)  # centre (137, 101): 11 px from the agent's end
+    e.trials[1] = make_trial(objects=(OBJ_A, beside))
+    # The other object on the way (the agent walks y = 84 from x = 24 to 131): passed through.
+    on_the_way = replace(OBJ_B, x=71, y=81)  # centre (80, 90)
+    e.trials[2] = make_trial(objects=(OBJ_A, on_the_way))
+    problems = validate_episode(e)
+    assert "trial 1: objects 0 and 1 overlap" in problems
+    assert "trial 1: the agent ends touching 2 objects (its goal is ambiguous)" in problems
+    assert any(p.startswith("trial 2 frame") and p.endswith("touches object 1, which is not its "
+                                                             "goal") for p in problems)
+    assert not any(p.startswith("trial 0") for p in problems)
+
+
+def test_a_trial_with_a_single_move_is_long_enough() -> None:
+    """31 frames on home + 84 held, the arrival frame being the first held one: 115 frames."""
+    e, _ = make_pair()
+    start = replace(HOME, x=129, y=84)  # centre (135, 90): 14 px from the goal's, not touching
+    agent = Sprite(129, 84, 6, KITE, (0, 0, 128))
+    frames = [Frame(WALLS, (OBJ_A, OBJ_B), agent, start)] * 31 + [
+        Frame(WALLS, (OBJ_A, OBJ_B), replace(agent, x=131), start)] * 84  # ENDS["A"]
+    e.trials[4] = Trial(frames)
+    assert not any(p.startswith("trial 4") for p in validate_episode(e))
+    e.trials[4] = Trial(e.trials[4].frames[1:])
+    assert "trial 4: 114 frames, expected 115-1000" in validate_episode(e)
+
+
 def test_structure_problems_are_caught() -> None:
     e, _ = make_pair()
     assert validate_episode(Episode(e.trials[:8])) == ["8 trials, expected 9"]

@@ -20,32 +20,33 @@ validation: the last 20 % by sorted name within each task, recorded in the manif
 
 from __future__ import annotations
 
+import gc
 import json
 import os
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from socialbench.bib.io import dump_episode
-from socialbench.bib.render import Renderer
-from socialbench.bib.schema import FPS, Episode, Frame
+from socialbench.bib.io import dump_episodes
+from socialbench.bib.schema import CELL, Block, Episode, Frame
 from socialbench.bib.shapes import NEW, TRAIN, ShapeSet
 from socialbench.bib.tasks import EVAL_TASKS, TRAIN_TASKS, Built, Recipe
-from socialbench.bib.validate import validate_episode, validate_pair
-from socialbench.bib.video import episode_frames
-from socialbench.bib.world import Resample
+from socialbench.bib.validate import validate_episodes, validate_pair
+from socialbench.bib.video import write_episode_video
+from socialbench.bib.world import BORDER, Resample
 from socialbench.core.runner import Job, run_jobs
 from socialbench.core.seeding import derive_seed
-from socialbench.core.video import write_mp4
 from socialbench.errors import UserError
 
 GENERATOR = "socialbench.bib.generate/1"
 META_DIR = "_meta"
 AUDIT_NAME = "audit.json"
 MAX_ATTEMPTS = 200  # resampling attempts per episode before giving up (a bug, not bad luck)
+MAX_BORDER_REPEATS = 36  # the ring's distinct cells
 VALIDATION_FRACTION = 0.2  # bib spec: train/validation 80/20 by sorted name within each task
 
 
@@ -99,11 +100,11 @@ def episode_id(index: int, code: str) -> str:
 def problems(recipe: Recipe, built: Built) -> list[str]:
     """The validator's problems with a built episode (or pair): files, timing, the pair's rule."""
     e = _episode(built.expected, "", recipe.name, True)
-    found = validate_episode(e)
-    if built.unexpected is not None:
-        u = _episode(built.unexpected, "", recipe.name, False)
-        found += validate_episode(u) + validate_pair(recipe.name, e, u)
-    return found
+    if built.unexpected is None:
+        return validate_episodes([e])
+    u = _episode(built.unexpected, "", recipe.name, False)
+    # A pair's shared familiarization trials are the same objects: checked once.
+    return validate_episodes([e, u]) + validate_pair(recipe.name, e, u)
 
 
 def build_episode(recipe: Recipe, shapes: ShapeSet, seed: int, index: int, *,
@@ -134,48 +135,88 @@ def build_episode(recipe: Recipe, shapes: ShapeSet, seed: int, index: int, *,
                        f"{'; validator: ' + rejected[-1] if rejected else ''})")
 
 
+def list_border_repeats(built: Built, count: int, seed: int) -> None:
+    """The released quirk, optional: list ``count`` random border-ring cells among the random
+    walls of every trial (bib spec: the released ``walls`` lists the random cells, some of them
+    on the border, then the 36-cell ring, so those border cells appear twice).
+
+    Each distinct wall list gets its own cells and places, drawn from ``seed`` and the list's
+    content, so equal lists stay equal (a pair's shared test walls, a layout's 9 trials).
+    The released samples list 2-5 such cells; the grid, paths and pixels do not change.
+    """
+    if count <= 0:
+        return
+    ring = sorted(set(BORDER))
+    n_ring = len(BORDER)
+    listed: dict[tuple[Block, ...], tuple[Block, ...]] = {}
+    frames: dict[int, Frame] = {}
+    done: set[int] = set()  # a pair's familiarization Trial objects are shared
+    for trials in (built.expected, built.unexpected or []):
+        for trial in trials:
+            if id(trial) in done:
+                continue
+            done.add(id(trial))
+            for i, frame in enumerate(trial.frames):
+                new = frames.get(id(frame))
+                if new is None:
+                    walls = frame.walls
+                    if walls not in listed:
+                        cells = [b.cell for b in walls[:-n_ring]]
+                        rng = np.random.default_rng(derive_seed(seed, "border-repeats", *cells))
+                        for k in rng.choice(len(ring), size=count, replace=False):
+                            c = ring[int(k)]
+                            cells.insert(int(rng.integers(len(cells) + 1)), c)
+                        listed[walls] = (*(Block(c[0] * CELL, c[1] * CELL) for c in cells),
+                                         *walls[-n_ring:])
+                    new = frames[id(frame)] = replace(frame, walls=listed[walls])
+                trial.frames[i] = new
+
+
 def _episode(trials: list, name: str, task: str, expected: bool) -> Episode:
     return Episode(trials=trials, name=name, task=task, expected=expected)
 
 
-class HeldFrameRenderer(Renderer):
-    """A renderer that draws a frame once while the same Frame object repeats.
-
-    The generator gives equal states one shared Frame object, and most of a trial is the agent
-    sitting on home or holding at its goal: those frames are drawn once, then re-sent to the
-    encoder. The pixels are exactly :func:`bib.render.render_frame`'s.
-    """
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._last: Frame | None = None
-        self._image: np.ndarray | None = None
-
-    def render(self, frame: Frame) -> np.ndarray:
-        if frame is not self._last or self._image is None:
-            self._image, self._last = super().render(frame), frame
-        return self._image
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused: an episode allocates ~10^5 small acyclic objects
+    (frames, sprites, text pieces; freed by reference counting), and the collector's passes over
+    them cost ~25 % of a JSON-only job (measured). It runs again after the job."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def build_job(job: Job, staging: Path) -> None:
     """The runner's builder: write one episode's files (and its ``_meta``) under ``staging``."""
+    with _gc_paused():
+        _build_job(job, staging)
+
+
+def _build_job(job: Job, staging: Path) -> None:
     p = job.params
     split = SPLITS[p["split"]]
     recipe = split.tasks[p["task"]]
     built = build_episode(recipe, split.shapes, job.seed, p["index"])
+    list_border_repeats(built, p.get("border_repeats", 0), job.seed)
     ident = episode_id(p["index"], recipe.code)
     outcomes = [(True, built.expected)]
     if built.unexpected is not None:
         outcomes.append((False, built.unexpected))
+    files = []
     frames = {}
     for expected, trials in outcomes:
         stem = ident + ("e" if expected else "u")
-        episode = _episode(trials, ident, recipe.name, expected)
-        dump_episode(episode, staging / recipe.name / f"{stem}.json")
-        if p["video"]:
-            write_mp4(staging / recipe.name / f"{stem}.mp4",
-                      episode_frames(episode, HeldFrameRenderer()), FPS)
+        files.append((_episode(trials, ident, recipe.name, expected),
+                      staging / recipe.name / stem))
         frames[stem[-1]] = sum(len(t) for t in trials)
+    dump_episodes([(episode, stem.with_suffix(".json")) for episode, stem in files])
+    if p["video"]:
+        for episode, stem in files:
+            write_episode_video(episode, stem.with_suffix(".mp4"))
     meta = {"task": recipe.name, "id": ident, "split": split.name, "index": p["index"],
             "seed": job.seed, "frames": frames, **built.meta}
     meta_path = staging / META_DIR / recipe.name / f"{ident}.json"
@@ -184,14 +225,15 @@ def build_job(job: Job, staging: Path) -> None:
 
 
 def make_jobs(split: Split, tasks: Sequence[str], episodes: Mapping[str, int], seed: int,
-              video: bool) -> list[Job]:
+              video: bool, border_repeats: int = 0) -> list[Job]:
     jobs = []
     for task in tasks:
         for index in range(episodes[task]):
+            params = {"split": split.name, "task": task, "index": index, "video": video}
+            if border_repeats:
+                params["border_repeats"] = border_repeats
             jobs.append(Job(name=f"{task}/{index:06d}",
-                            seed=derive_seed(seed, split.name, task, index),
-                            params={"split": split.name, "task": task, "index": index,
-                                    "video": video}))
+                            seed=derive_seed(seed, split.name, task, index), params=params))
     return jobs
 
 
@@ -217,11 +259,13 @@ def _validation_info(split: Split, tasks: Sequence[str],
 
 def generate(out: Path, split: str = "eval", *, tasks: str | Sequence[str] | None = None,
              episodes: int | None = None, seed: int = 0, workers: int = 1, video: bool = True,
-             show_progress: bool = True) -> dict[str, Any]:
+             show_progress: bool = True, border_repeats: int = 0) -> dict[str, Any]:
     """Generate (or finish generating) a BIB split under ``out``; return the audit.
 
     ``episodes`` overrides every task's count (default: the paper's sizes). Re-running the same
     command resumes; the same seed gives byte-identical files whatever ``workers`` is.
+    ``border_repeats`` > 0 reproduces the released ``walls`` quirk (that many border cells
+    also listed among the random walls; :func:`list_border_repeats`); off by default.
     """
     chosen = get_split(split)
     names = parse_tasks(chosen, tasks)
@@ -229,18 +273,22 @@ def generate(out: Path, split: str = "eval", *, tasks: str | Sequence[str] | Non
         raise UserError(f"--episodes must be at least 1, got {episodes}")
     if seed < 0:
         raise UserError(f"--seed must be 0 or more, got {seed}")
+    if not 0 <= border_repeats <= MAX_BORDER_REPEATS:
+        raise UserError(f"--border-repeats must be 0-{MAX_BORDER_REPEATS}, got {border_repeats}")
     counts = {t: episodes if episodes is not None else chosen.default_episodes[t] for t in names}
     info: dict[str, Any] = {
         "generator": GENERATOR, "benchmark": "bib", "split": chosen.name, "seed": seed,
         "tasks": names, "episodes": counts, "video": video, "shapes": chosen.shapes.name,
         "task_codes": {t: chosen.tasks[t].code for t in names},
     }
+    if border_repeats:
+        info["border_repeats"] = border_repeats
     if chosen.name == "train":
         info["validation"] = _validation_info(chosen, names, counts)
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out} is a file; give a folder")
-    jobs = make_jobs(chosen, names, counts, seed, video)
+    jobs = make_jobs(chosen, names, counts, seed, video, border_repeats)
     run_jobs(out, jobs, build_job, workers=workers, description=f"bib {chosen.name}",
              dataset_info=info, show_progress=show_progress)
     return write_audit(out, names)

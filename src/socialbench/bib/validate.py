@@ -6,7 +6,8 @@ generators and tests can run them on one episode or one pair:
 * :func:`validate_episode`: 9 trials; plausible trial lengths; the border ring of walls; walls,
   objects and the agent's shape constant within a trial; the agent never overlaps a wall or a
   present barrier; it moves at most 2 px per axis per frame; it sits on home for the first 31
-  frames, holds still for the last 84 and ends touching an object (or the key or lock).
+  frames, holds still for the last 84 and ends touching exactly one object (or the key or lock);
+  it never touches another object on its way; objects never overlap.
 * :func:`validate_pair`: the expected and unexpected episodes share their familiarization frame
   for frame (efficiency_irrational: their tests are identical instead), and their test trials
   differ exactly as the task's rule in :data:`TEST_RULES` says.
@@ -36,8 +37,10 @@ from socialbench.bib.schema import (
     GRID,
     N_FAMILIARIZATION,
     N_TRIALS,
+    Block,
     Episode,
     Frame,
+    Sprite,
     Trial,
 )
 from socialbench.core.runner import MANIFEST_NAME, verify_manifest
@@ -67,18 +70,62 @@ def _border_ring() -> set[tuple[int, int]]:
 BORDER_RING = frozenset(_border_ring())
 
 
-def _overlaps(frame: Frame) -> str | None:
-    """The first wall or barrier the agent's square overlaps (touching is allowed)."""
-    a = frame.agent
-    if a is None:
+def _box_array(blocks: tuple[Block, ...]) -> np.ndarray:
+    """``(n, 4)`` rows ``x0, y0, x1, y1`` of blocks."""
+    if not blocks:
+        return np.empty((0, 4))
+    return np.array([(b.x, b.y, b.x + b.width, b.y + b.height) for b in blocks], dtype=float)
+
+
+def _first_overlap(frames: list[Frame], xy: np.ndarray, side: np.ndarray) -> str | None:
+    """The first frame whose agent square overlaps a wall, barrier or blocking cell (touching
+    is allowed), as ``"frame F: the agent overlaps the KIND at (x, y)"``.
+
+    Frames sharing a block tuple (all of a trial's walls; a barrier between two removals) are
+    checked together, vectorised over their agent positions.
+    """
+    x0, y0 = xy[:, 0:1], xy[:, 1:2]
+    x1, y1 = x0 + side[:, None], y0 + side[:, None]
+    first_hit: tuple[int, str] | None = None
+    for kind, name in (("wall", "walls"), ("fuse wall", "fuse_walls"),
+                       ("blocking cell", "blocking")):
+        groups: dict[int, list[int]] = {}
+        values: dict[int, tuple[Block, ...]] = {}
+        for f, fr in enumerate(frames):
+            value = getattr(fr, name)
+            if value:
+                groups.setdefault(id(value), []).append(f)
+                values[id(value)] = value
+        for key, indices in groups.items():
+            blocks = values[key]
+            b = _box_array(blocks)
+            rows = np.asarray(indices)
+            hit = ((x0[rows] < b[:, 2]) & (b[:, 0] < x1[rows])
+                   & (y0[rows] < b[:, 3]) & (b[:, 1] < y1[rows]))
+            any_hit = hit.any(axis=1)
+            if any_hit.any():
+                row = int(np.argmax(any_hit))
+                col = int(np.argmax(hit[row]))
+                if first_hit is None or indices[row] < first_hit[0]:
+                    first_hit = (indices[row], f"{kind} at ({blocks[col].x}, {blocks[col].y})")
+    if first_hit is None:
         return None
-    x0, y0, x1, y1 = a.x, a.y, a.x + 2 * a.half, a.y + 2 * a.half
-    for kind, blocks in (("wall", frame.walls), ("fuse wall", frame.fuse_walls),
-                         ("blocking cell", frame.blocking)):
-        for b in blocks:
-            if x0 < b.x + b.width and b.x < x1 and y0 < b.y + b.height and b.y < y1:
-                return f"{kind} at ({b.x}, {b.y})"
+    return f"frame {first_hit[0]}: the agent overlaps the {first_hit[1]}"
+
+
+def _changes(frames: list[Frame], name: str) -> int | None:
+    """The first frame whose ``name`` field differs from the first frame's (None: constant)."""
+    first = getattr(frames[0], name)
+    for f, fr in enumerate(frames):
+        value = getattr(fr, name)
+        if value is not first and value != first:
+            return f
     return None
+
+
+def _sprites_overlap(a: Sprite, b: Sprite) -> bool:
+    return (a.x < b.x + 2 * b.half and b.x < a.x + 2 * a.half
+            and a.y < b.y + 2 * b.half and b.y < a.y + 2 * a.half)
 
 
 def check_trial(trial: Trial, t: int) -> list[str]:
@@ -87,7 +134,8 @@ def check_trial(trial: Trial, t: int) -> list[str]:
     where = f"trial {t}"
     if not MIN_TRIAL_FRAMES <= len(frames) <= MAX_TRIAL_FRAMES:
         return [f"{where}: {len(frames)} frames, expected {MIN_TRIAL_FRAMES}-{MAX_TRIAL_FRAMES}"]
-    missing = [f for f, fr in enumerate(frames) if fr.agent is None]
+    agents = [fr.agent for fr in frames]
+    missing = [f for f, a in enumerate(agents) if a is None]
     if missing:
         return [f"{where} frame {missing[0]}: no agent ({len(missing)} frames without one)"]
     problems: list[str] = []
@@ -101,53 +149,74 @@ def check_trial(trial: Trial, t: int) -> list[str]:
                 != (CELL, CELL)]
     if off_grid:
         problems.append(f"{where}: wall ({off_grid[0].x}, {off_grid[0].y}) is not a grid cell")
-    for f, fr in enumerate(frames[1:], start=1):
-        if fr.walls != first.walls:
-            problems.append(f"{where} frame {f}: walls change within the trial")
-            break
-    for f, fr in enumerate(frames[1:], start=1):
-        if fr.objects != first.objects:
-            problems.append(f"{where} frame {f}: objects change within the trial")
-            break
-    for f, fr in enumerate(frames):
-        if fr.agent.shape != first.agent.shape:
-            problems.append(f"{where} frame {f}: the agent's shape changes within the trial")
-            break
-    for f, fr in enumerate(frames):
-        if (hit := _overlaps(fr)) is not None:
-            problems.append(f"{where} frame {f}: the agent overlaps the {hit}")
-            break
-    for f in range(1, len(frames)):
-        a, b = frames[f - 1].agent, frames[f].agent
-        dx, dy = abs(b.x - a.x), abs(b.y - a.y)
-        if dx > MAX_STEP_PX or dy > MAX_STEP_PX:
-            problems.append(f"{where} frame {f}: the agent jumps ({dx:g}, {dy:g}) px, more than "
-                            f"{MAX_STEP_PX} px per axis per frame")
-            break
+    for name, what in (("walls", "walls change"), ("objects", "objects change")):
+        if (f := _changes(frames, name)) is not None:
+            problems.append(f"{where} frame {f}: {what} within the trial")
+    objects = first.objects
+    for i in range(len(objects)):
+        for j in range(i + 1, len(objects)):
+            if _sprites_overlap(objects[i], objects[j]):
+                problems.append(f"{where}: objects {i} and {j} overlap")
+    # The agent's track as arrays: (x, y) bottom-left corners, half-sides, centres.
+    shape0 = agents[0].shape
+    changed = next((f for f, a in enumerate(agents) if a.shape != shape0), None)
+    if changed is not None:
+        problems.append(f"{where} frame {changed}: the agent's shape changes within the trial")
+    unique: dict[int, tuple[float, float, float]] = {}
+    for a in agents:
+        if id(a) not in unique:
+            unique[id(a)] = (a.x, a.y, a.half)
+    track = np.array([unique[id(a)] for a in agents], dtype=float)
+    xy, half = track[:, :2], track[:, 2]
+    centres = xy + half[:, None]
+    if (hit := _first_overlap(frames, xy, 2 * half)) is not None:
+        problems.append(f"{where} {hit}")
+    jumps = np.abs(np.diff(xy, axis=0))
+    over = np.flatnonzero((jumps > MAX_STEP_PX).any(axis=1))
+    if len(over):
+        dx, dy = jumps[over[0]]
+        problems.append(f"{where} frame {over[0] + 1}: the agent jumps ({dx:g}, {dy:g}) px, "
+                        f"more than {MAX_STEP_PX} px per axis per frame")
     home = first.home
     if home is None:
         problems.append(f"{where}: no home")
     else:
-        for f in range(HOME_FRAMES):
-            if frames[f].agent.center != home.center:
-                problems.append(f"{where} frame {f}: the agent is not on home during the first "
-                                f"{HOME_FRAMES} frames")
-                break
-    end = frames[-1].agent
-    for f in range(len(frames) - HOLD_FRAMES, len(frames)):
-        if (frames[f].agent.x, frames[f].agent.y) != (end.x, end.y):
-            problems.append(f"{where} frame {f}: the agent moves during the last {HOLD_FRAMES} "
-                            "frames (it should hold at its goal)")
-            break
-    last = frames[-1]
+        off = np.flatnonzero((centres[:HOME_FRAMES] != home.center).any(axis=1))
+        if len(off):
+            problems.append(f"{where} frame {off[0]}: the agent is not on home during the first "
+                            f"{HOME_FRAMES} frames")
+    moving = np.flatnonzero((xy[-HOLD_FRAMES:] != xy[-1]).any(axis=1))
+    if len(moving):
+        problems.append(f"{where} frame {len(frames) - HOLD_FRAMES + moving[0]}: the agent moves "
+                        f"during the last {HOLD_FRAMES} frames (it should hold at its goal)")
+    problems += _goal_problems(frames[-1], centres, where)
+    return problems
+
+
+def _goal_problems(last: Frame, centres: np.ndarray, where: str) -> list[str]:
+    """The agent ends touching exactly one object (or the key or lock) and touches no other
+    object on its way: which object it went to is never ambiguous."""
     targets = list(last.objects) + list(last.key) + list(last.lock)
     if not targets:
-        problems.append(f"{where}: no object to reach in the last frame")
-    else:
-        gap = min(math.dist(end.center, o.center) for o in targets)
-        if gap > GOAL_TOUCH_PX:
-            problems.append(f"{where}: the agent ends {gap:.1f} px from the nearest object, more "
-                            f"than {GOAL_TOUCH_PX} (it should end touching its goal)")
+        return [f"{where}: no object to reach in the last frame"]
+    end = centres[-1]
+    gaps = [math.dist(end, o.center) for o in targets]
+    if min(gaps) > GOAL_TOUCH_PX:
+        return [f"{where}: the agent ends {min(gaps):.1f} px from the nearest object, more than "
+                f"{GOAL_TOUCH_PX} (it should end touching its goal)"]
+    touched = [k for k, o in enumerate(last.objects) if gaps[k] <= GOAL_TOUCH_PX]
+    if len(touched) > 1:
+        return [f"{where}: the agent ends touching {len(touched)} objects (its goal is "
+                "ambiguous)"]
+    problems = []
+    for k, o in enumerate(last.objects):
+        if k in touched:
+            continue
+        near = np.hypot(*(centres - o.center).T) <= GOAL_TOUCH_PX
+        if near.any():
+            problems.append(f"{where} frame {int(np.argmax(near))}: the agent touches object {k}, "
+                            "which is not its goal")
+            break
     return problems
 
 
@@ -158,6 +227,22 @@ def validate_episode(episode: Episode) -> list[str]:
     problems: list[str] = []
     for t, trial in enumerate(episode.trials):
         problems += check_trial(trial, t)
+    return problems
+
+
+def validate_episodes(episodes: Iterable[Episode]) -> list[str]:
+    """:func:`validate_episode` of each, in order, checking a Trial object shared by several (a
+    pair's familiarization) only once."""
+    problems: list[str] = []
+    seen: set[int] = set()
+    for episode in episodes:
+        if len(episode.trials) != N_TRIALS:
+            problems.append(f"{len(episode.trials)} trials, expected {N_TRIALS}")
+            continue
+        for t, trial in enumerate(episode.trials):
+            if id(trial) not in seen:
+                seen.add(id(trial))
+                problems += check_trial(trial, t)
     return problems
 
 

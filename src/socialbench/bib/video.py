@@ -8,16 +8,26 @@ from pathlib import Path
 import numpy as np
 
 from socialbench.bib.render import Renderer
-from socialbench.bib.schema import FPS, Episode
+from socialbench.bib.schema import FPS, Episode, Frame
 from socialbench.core.video import write_mp4
 
 
 def episode_frames(episode: Episode, renderer: Renderer | None = None) -> Iterator[np.ndarray]:
-    """Every frame of the episode, trial after trial (global index = earlier trials + index)."""
+    """Every frame of the episode, trial after trial (global index = earlier trials + index).
+
+    A Frame object repeated in a row (the generator shares one while the agent sits on home,
+    waits or holds at its goal: most of a trial) is drawn once and its image yielded again, so
+    the yielded arrays are read-only. The pixels are always :meth:`Renderer.render`'s.
+    """
     renderer = renderer or Renderer()
+    last: Frame | None = None
+    image: np.ndarray | None = None
     for trial in episode.trials:
         for frame in trial.frames:
-            yield renderer.render(frame)
+            if frame is not last or image is None:
+                image, last = renderer.render(frame), frame
+                image.setflags(write=False)
+            yield image
 
 
 def write_episode_video(episode: Episode, path: Path) -> int:

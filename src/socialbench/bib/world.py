@@ -90,15 +90,17 @@ class Layout:
 
     def blocked(self, *, with_fuse: bool = True) -> np.ndarray:
         """``blocked[col, row]``: walls (ring included) and, optionally, the barrier."""
-        grid = np.zeros((GRID, GRID), dtype=bool)
-        grid[[0, -1], :] = True
-        grid[:, [0, -1]] = True
-        for c in self.walls:
-            grid[c] = True
-        if with_fuse:
-            for c in self.fuse:
-                grid[c] = True
-        return grid
+        return blocked_grid((*self.walls, *self.fuse) if with_fuse else self.walls)
+
+
+def blocked_grid(cells: Iterable[Cell]) -> np.ndarray:
+    """``blocked[col, row]``: the border ring and ``cells``."""
+    grid = np.zeros((GRID, GRID), dtype=bool)
+    grid[[0, -1], :] = True
+    grid[:, [0, -1]] = True
+    for c in cells:
+        grid[c] = True
+    return grid
 
 
 def cell_of(p: Point) -> Cell:

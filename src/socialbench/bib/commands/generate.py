@@ -24,11 +24,14 @@ from socialbench.bib.generate import generate as generate_split
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--workers", type=int, default=1, show_default=True, help="Worker processes.")
 @click.option("--no-video", is_flag=True, help="Write the JSON files only (no mp4).")
+@click.option("--border-repeats", type=int, default=0, show_default=True,
+              help="Released quirk: list this many border cells among the random walls too "
+                   "(they then appear twice; released samples: 2-5). 0 = off.")
 def generate(out: Path, split: str, tasks: str | None, episodes: int | None, seed: int,
-             workers: int, no_video: bool) -> None:
+             workers: int, no_video: bool, border_repeats: int) -> None:
     """Generate a BIB dataset in the released layout, with a manifest and an audit."""
     audit = generate_split(out, split, tasks=tasks, episodes=episodes, seed=seed,
-                           workers=workers, video=not no_video)
+                           workers=workers, video=not no_video, border_repeats=border_repeats)
     console = Console()
     console.print(audit_table(audit))
     console.print(f"wrote {out} (manifest.json, audit.json, _meta/)")

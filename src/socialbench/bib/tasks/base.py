@@ -18,13 +18,23 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
 from socialbench.bib import motion
 from socialbench.bib.schema import CELL, Block, Frame, Sprite, Trial
 from socialbench.bib.shapes import ShapeSet
-from socialbench.bib.world import AGENT_HALF, BORDER, Icon, Layout, Resample, home_icon
+from socialbench.bib.validate import GOAL_TOUCH_PX
+from socialbench.bib.world import (
+    AGENT_HALF,
+    BORDER,
+    Icon,
+    Layout,
+    Resample,
+    blocked_grid,
+    home_icon,
+)
 from socialbench.core.grid_planning import plan_points
 
 Point = tuple[float, float]
@@ -32,9 +42,10 @@ Point = tuple[float, float]
 # cells are removed progressively over several frames while the agent waits). A fixed time keeps
 # the agent's timing independent of the barrier's shape.
 FUSE_REMOVAL_FRAMES = 24
-# Ours: a trial shows at least this much motion (objects "right next to the start" in the
-# background tasks could otherwise be touched after a single frame).
-MIN_MOVING_FRAMES = 3
+# Ours: the agent moves at least once (an object "right next to the start" in the background
+# tasks can be touched from home; such a trial would have no motion, 114 frames). One move gives
+# the released minimum of 31 + 84 = 115 frames (validate.MIN_TRIAL_FRAMES).
+MIN_MOVING_FRAMES = 1
 
 
 @dataclass
@@ -77,11 +88,20 @@ class Recipe:
 
 def plan(layout: Layout, start: Point, goal: Point, *, with_fuse: bool = True) -> list[Point]:
     """The efficient waypoints from ``start`` to ``goal``; :class:`Resample` when unreachable."""
-    points = plan_points(layout.blocked(with_fuse=with_fuse), start, goal,
-                         half=AGENT_HALF, cell=CELL)
+    walls = (*layout.walls, *layout.fuse) if with_fuse else layout.walls
+    points = _planned(frozenset(walls), tuple(start), tuple(goal))
     if points is None:
         raise Resample("goal unreachable")
-    return points
+    return list(points)
+
+
+@lru_cache(maxsize=1024)
+def _planned(walls: frozenset[tuple[int, int]], start: Point,
+             goal: Point) -> tuple[Point, ...] | None:
+    """Planning, cached per layout's blocked cells: recipes re-plan the same legs (a reachability
+    check, then the walk; a pair's two tests)."""
+    points = plan_points(blocked_grid(walls), start, goal, half=AGENT_HALF, cell=CELL)
+    return None if points is None else tuple(points)
 
 
 def go(layout: Layout, goal: int, *, step: float = motion.STEP_PX) -> Walk:
@@ -95,7 +115,8 @@ def follow(layout: Layout, waypoints: Sequence[Point], goal: int, *,
     """The agent walks ``waypoints`` (starting at home) until it touches object ``goal``."""
     moves = motion.walk(waypoints, step=step, goal=layout.objects[goal].centre)
     if len(moves) < MIN_MOVING_FRAMES:
-        raise Resample("the agent starts (almost) touching its goal")
+        raise Resample("the agent starts touching its goal")
+    _check_clear_of_others(layout, moves, goal)
     track = motion.trial_track(layout.home, [moves])
     return Walk(draw(layout, track), [list(waypoints)], _walked(layout.home, moves))
 
@@ -143,6 +164,17 @@ def instrumental(layout: Layout, goal: int, *, key_route: Sequence[Point] | None
     return Walk(trial, [to_key, to_lock, to_goal], length)
 
 
+def _check_clear_of_others(layout: Layout, moves: np.ndarray, goal: int) -> None:
+    """:class:`Resample` when the agent would touch a non-goal object on its way (or at its
+    end): which object it went to would then be ambiguous (validate: touches exactly one)."""
+    track = np.vstack([np.asarray(layout.home, dtype=float)[None], moves])
+    for k, other in enumerate(layout.objects):
+        if k != goal:
+            gap = np.hypot(track[:, 0] - other.centre[0], track[:, 1] - other.centre[1]).min()
+            if gap <= GOAL_TOUCH_PX:
+                raise Resample("the path touches a non-goal object")
+
+
 def _last(moves: np.ndarray, default: Point) -> tuple[int, int]:
     if len(moves):
         return int(moves[-1][0]), int(moves[-1][1])
@@ -158,10 +190,22 @@ def _walked(start: Point, moves: np.ndarray) -> float:
 
 def _sprite(icon: Icon, centre: Sequence[int] | None = None) -> Sprite:
     cx, cy = icon.centre if centre is None else centre
-    return Sprite(int(cx) - icon.half, int(cy) - icon.half, icon.half, icon.path, icon.color)
+    return _sprite_at(icon.half, icon.path, icon.color, int(cx), int(cy))
+
+
+@lru_cache(maxsize=8192)
+def _sprite_at(half: int, path: str, color: tuple[int, int, int], cx: int, cy: int) -> Sprite:
+    """Equal sprites are one object (cached): writers and renderers then cache by identity."""
+    return Sprite(cx - half, cy - half, half, path, color)
 
 
 def _blocks(cells: Sequence[tuple[int, int]]) -> tuple[Block, ...]:
+    return _blocks_of(tuple(cells))
+
+
+@lru_cache(maxsize=1024)
+def _blocks_of(cells: tuple[tuple[int, int], ...]) -> tuple[Block, ...]:
+    """Equal block lists are one tuple (cached), e.g. an episode's walls in all its trials."""
     return tuple(Block(c[0] * CELL, c[1] * CELL) for c in cells)
 
 

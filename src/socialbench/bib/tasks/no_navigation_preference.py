@@ -1,7 +1,8 @@
 """No-navigation preference (background training, expected only) (BIB paper sec. 3).
 
 All 9 trials: two objects right next to the agent's start (in two of its free neighbouring
-cells, chosen anew each trial), and the agent always approaches the same one. Teaches that agents
+cells on opposite sides of it, chosen anew each trial, so the objects are 2 cells apart and never
+overlap), and the agent always approaches the same one. Teaches that agents
 have preferences without training navigation. Training folder: ``preference``.
 """
 
@@ -37,13 +38,17 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
     # Axis neighbours only: a diagonal neighbour can be cut off by two walls.
     next_to = [c for c in ring(home_cell) if not blocked[c]
                and (c[0] == home_cell[0] or c[1] == home_cell[1])]
-    if len(next_to) < 2:
-        raise Resample("fewer than two free cells next to the start")
+    # The two objects sit on opposite sides of the start (2 cells apart): two neighbours at a
+    # right angle are diagonal to each other, close enough for the icons to overlap.
+    opposite = [(a, b) for a in next_to for b in next_to
+                if max(abs(a[0] - b[0]), abs(a[1] - b[1])) >= 2]
+    if not opposite:
+        raise Resample("no two free cells on opposite sides of the start")
     walks = []
     for _ in range(N_TRIALS):
-        a, b = rng.choice(len(next_to), size=2, replace=False)
-        objects = tuple(object_icon(look, jittered(rng, next_to[int(i)]))
-                        for look, i in zip(looks.objects, (a, b), strict=True))
+        pair = opposite[int(rng.integers(len(opposite)))]
+        objects = tuple(object_icon(look, jittered(rng, c))
+                        for look, c in zip(looks.objects, pair, strict=True))
         walks.append(go(Layout(walls, home, agent, objects), 0))
     return Built([w.trial for w in walks], None, {
         "design": {"preferred": looks.objects[0][0], "other": looks.objects[1][0]},

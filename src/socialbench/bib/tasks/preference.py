@@ -2,7 +2,8 @@
 
 Familiarization: 8 trials with fixed walls and a fixed start; two objects, each staying in its own
 region (a 3 x 3-cell neighbourhood, so within ~2 cells) across trials; the agent always goes to
-the same one, its preferred object.
+the same one, its preferred object. The two objects are always at least 2 cells apart (their icons
+never overlap; the agent touches only its goal, on its way or at its end).
 Test: one familiarization trial's layout with the two objects' places swapped. Expected: the agent
 goes to the preferred object at its new place. Unexpected: it goes to the non-preferred object at
 the preferred one's old place (the familiar path). The two tests' first frames are identical.
@@ -30,6 +31,7 @@ from socialbench.bib.world import (
     object_icon,
     pick,
     random_walls,
+    ring,
     sample_looks,
     wall_count,
 )
@@ -55,8 +57,11 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
     for _ in range(N_FAMILIARIZATION):
         cells = []
         for region in regions:
+            # Objects at least 2 cells apart (Chebyshev): adjacent cells let the 18-px icons
+            # overlap and the agent touch both (observers' bug report).
+            apart = [n for c in cells for n in ring(c)]
             cells.append(pick(rng, near(region, REGION_RADIUS, blocked,
-                                        exclude=[home_cell, *cells])))
+                                        exclude=[home_cell, *cells, *apart])))
         objects = tuple(object_icon(look, jittered(rng, c))
                         for look, c in zip(looks.objects, cells, strict=True))
         fam.append(Layout(walls, home, agent, objects))
