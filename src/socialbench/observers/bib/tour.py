@@ -39,14 +39,14 @@ LABELS: dict[str, str] = {
 
 def compare(data_dir: Path, names: Sequence[str] = OBSERVERS, *, max_pairs: int | None = None,
             console: Console | None = None, progress: bool = True,
-            n_boot: int = 200) -> dict[str, dict[str, TaskResult]]:
+            n_boot: int = 200, workers: int = 1) -> dict[str, dict[str, TaskResult]]:
     """Rate every pair under ``data_dir`` with each observer (each file read once)."""
     from socialbench.bib.io import load_episode
 
     pairs = collect_pairs(data_dir, max_per_task=max_pairs)
     observers = [make_observer("bib", name) for name in names]
     ratings = rate_pairs_many(observers, pairs, load=load_episode, console=console,
-                              progress=progress)
+                              progress=progress, workers=workers)
     order = list(RELATIVE_ACCURACY)
     return {name: summarize(ratings[name], n_boot=n_boot, order=order) for name in names}
 
@@ -71,10 +71,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--max-pairs", type=int, default=None, help="per task")
     parser.add_argument("--observers", default=",".join(OBSERVERS))
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes")
     args = parser.parse_args(argv)
     console = Console(stderr=args.markdown)
     results = compare(args.data, args.observers.split(","), max_pairs=args.max_pairs,
-                      console=console)
+                      console=console, workers=args.workers)
     if args.markdown:
         print(markdown_table(results))
     else:
