@@ -3,7 +3,8 @@
     python benchmarks/bib_files.py [--file PATH] [--rounds 3]
 
 On one released sample (~2 MB, 1,300+ frames):
-* read: ``load_episode`` vs the reference ``json.loads`` of the same bytes (the floor);
+* read: ``load_episode`` vs the references ``json.loads`` and ``orjson.loads`` of the same
+  bytes (plain parses, no typed frames; ``load_episode`` parses each distinct walls text once);
 * write: ``episode_to_json`` vs the reference ``json.dumps`` of the parsed JSON value;
 * render: frames/s of ``Renderer.render`` (static layer cached per trial) vs the reference of a
   fresh renderer per frame (everything redrawn, glyph masks still cached);
@@ -22,7 +23,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from socialbench.bib.io import episode_to_json, load_episode
+from socialbench.bib.io import episode_to_json, load_episode, orjson
 from socialbench.bib.render import Renderer
 from socialbench.bib.schema import FPS
 from socialbench.bib.video import write_episode_video
@@ -54,8 +55,9 @@ def main() -> None:
 
     t_load = best(lambda: load_episode(args.file), args.rounds)
     t_json = best(lambda: json.loads(data), args.rounds)
+    t_orjson = best(lambda: orjson.loads(data), args.rounds) if orjson else float("nan")
     print(f"read    load_episode {t_load * 1e3:7.1f} ms   reference json.loads  "
-          f"{t_json * 1e3:7.1f} ms")
+          f"{t_json * 1e3:7.1f} ms   orjson.loads {t_orjson * 1e3:6.1f} ms")
     t_dump = best(lambda: episode_to_json(episode), args.rounds)
     t_dumps = best(lambda: json.dumps(value), args.rounds)
     print(f"write   episode_to_json {t_dump * 1e3:4.1f} ms   reference json.dumps  "

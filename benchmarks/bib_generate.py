@@ -1,6 +1,7 @@
 """BIB generation speed: episodes per second with and without video, and where the time goes.
 
     nice -n 10 python benchmarks/bib_generate.py [--episodes 2] [--split eval] [--tasks a,b]
+                                                 [--json-only]
 
 For ``--episodes`` episodes of every task of the split (one process), it times each stage of a
 generation job separately on the same episodes:
@@ -15,6 +16,7 @@ generation job separately on the same episodes:
 
 then the end-to-end rates through the runner's builder (``generate.build_job``), JSON-only and
 with video, and prints them beside the raw encode rate (target: with video >= 70 % of it).
+``--json-only`` skips the video stages (draw, encode, end-to-end with video).
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ def main() -> None:
     parser.add_argument("--split", default="eval", choices=list(SPLITS))
     parser.add_argument("--tasks", default=None, help="comma-separated task folders")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json-only", action="store_true", help="skip the video stages")
     args = parser.parse_args()
     split = SPLITS[args.split]
     tasks = parse_tasks(split, args.tasks)
@@ -97,7 +100,7 @@ def main() -> None:
         # timing the two stages apart.
         gc.enable()
         t_draw_plain = t_draw = t_encode = 0.0
-        for i, e in enumerate(episodes):
+        for i, e in enumerate([] if args.json_only else episodes):
             t0 = clock()
             plain = Renderer()
             for t in e.trials:
@@ -120,6 +123,10 @@ def main() -> None:
         for k, job in enumerate(jobs):
             build_job(job, root / "json-only" / str(k))
         t_json_only = clock() - t0
+        if args.json_only:
+            _print_json_only(split.name, n, len(tasks), args.episodes, len(episodes),
+                             frames_total, t_build, t_check, t_json, t_json_only)
+            return
         video_jobs = make_jobs(split, tasks, {t: args.episodes for t in tasks}, args.seed,
                                video=True)
         cold_caches()
@@ -147,6 +154,20 @@ def main() -> None:
           "file, folders, renames)")
     print(f"  (CPU-time rates; whole script: {time.perf_counter() - wall0:.0f} s wall, "
           f"{time.process_time():.0f} s CPU)")
+
+
+def _print_json_only(split: str, n: int, n_tasks: int, per_task: int, files: int, frames: int,
+                     t_build: float, t_check: float, t_json: float, t_json_only: float) -> None:
+    per = 1000.0 / n
+    print(f"BIB generation, split {split}: {n} episodes ({n_tasks} tasks x {per_task}), "
+          f"{files} files, {frames} frames, one process, JSON only")
+    print(f"  stage costs per episode: plan+build {t_build * per:6.1f} ms | self-check "
+          f"{t_check * per:5.1f} ms | JSON write {t_json * per:6.1f} ms")
+    print(f"  end-to-end JSON only  : {n / t_json_only:6.2f} episodes/s (target >= 100); "
+          f"of which plan+build alone {n / t_build:6.1f} episodes/s")
+    print(f"  JSON-only, stage sum (build + check + JSON): "
+          f"{n / (t_build + t_check + t_json):6.2f} episodes/s")
+    print(f"  (CPU-time rates; whole script: {time.process_time():.0f} s CPU)")
 
 
 if __name__ == "__main__":

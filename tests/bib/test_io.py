@@ -266,6 +266,21 @@ def test_fast_writer_equals_json_dumps_on_generated_episodes() -> None:
         assert texts == [bib_io.episode_to_json_reference(e) for e in episodes]
 
 
+def test_chunked_file_writer_writes_the_same_bytes(tmp_path: Path) -> None:
+    """dump_episodes writes trials as chunks: the files are the texts, byte for byte (a pair
+    sharing its familiarization trials, and an episode without trials)."""
+    from socialbench.bib.generate import build_episode
+    from socialbench.bib.shapes import TRAIN
+    from socialbench.bib.tasks import EVAL_TASKS
+
+    b = build_episode(EVAL_TASKS["efficiency_path"], TRAIN, 4, 0)
+    episodes = [Episode(b.expected), Episode(b.unexpected), Episode([])]
+    paths = [tmp_path / "t" / f"{k}.json" for k in range(3)]
+    bib_io.dump_episodes(list(zip(episodes, paths, strict=True)))
+    assert [p.read_text() for p in paths] == bib_io.episodes_to_json(episodes)
+    assert paths[2].read_text() == "[]" and not list(tmp_path.glob("t/.*"))
+
+
 def test_fast_writer_handles_floats_missing_sprites_and_equal_copies() -> None:
     """Frames that are equal but distinct objects, floats, no home/agent: same text as dumps."""
     episode = loaded("000010loe")
@@ -275,3 +290,29 @@ def test_fast_writer_handles_floats_missing_sprites_and_equal_copies() -> None:
     frames.append(replace(frames[1], agent=replace(frames[1].agent, x=10.5, y=1e-7)))
     weird = Episode([Trial(frames)] * 9)
     assert episode_to_json(weird) == bib_io.episode_to_json_reference(weird)
+
+
+@pytest.mark.parametrize("text", [
+    # a walls text shared by two frames, and an empty one
+    b'[[{"size": [200, 200], "walls": [[[0, 0], [20, 20]], [[20, 0], [20, 20]]]}, '
+    b'{"walls": [[[0, 0], [20, 20]], [[20, 0], [20, 20]]]}], [{"walls": []}]]',
+    # "walls" inside a string, and a walls value of another form: not substituted
+    b'[{"shape": "a \\"walls\\": [[[1, 2], [3, 4]]]", "walls": [[[[1]]]]}]',
+    # a value deeper than a frame: its placeholder is not restored, so the plain parse is used
+    b'[{"other": {"walls": [[[0, 0], [20, 20]]]}, "walls": [[[0, 0], [20, 20]]]}]',
+    # duplicate keys (the last wins) and a literal placeholder value in the file
+    b'[{"walls": [[[0, 0], [20, 20]]], "walls": []}, {"walls": -4611686018427387904}]',
+])
+def test_shared_walls_parse_equals_plain_json(text: bytes) -> None:
+    """The fast parse (each distinct walls text parsed once) gives what json.loads gives."""
+    if bib_io.orjson is None:
+        pytest.skip("orjson not installed")
+    assert bib_io._loads_shared_walls(text) == json.loads(text)
+
+
+def test_shared_walls_parse_shares_one_value_per_distinct_text() -> None:
+    if bib_io.orjson is None:
+        pytest.skip("orjson not installed")
+    raw = bib_io._loads_shared_walls(sample("000010loe").read_bytes())
+    assert raw == json.loads(sample("000010loe").read_bytes())
+    assert raw[0][0]["walls"] is raw[0][1]["walls"]

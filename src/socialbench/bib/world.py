@@ -132,7 +132,8 @@ def pick(rng: np.random.Generator, cells: Sequence[Cell]) -> Cell:
 
 def connected(blocked: np.ndarray) -> bool:
     """True when every free cell can reach every other (axis moves suffice without corners)."""
-    free = [c for c in INTERIOR if not blocked[c]]
+    grid = blocked.tolist()  # plain lists: numpy indexing per cell costs more than the search
+    free = [c for c in INTERIOR if not grid[c[0]][c[1]]]
     if not free:
         return False
     seen = {free[0]}
@@ -140,7 +141,7 @@ def connected(blocked: np.ndarray) -> bool:
     while todo:
         x, y = todo.popleft()
         for n in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
-            if not blocked[n] and n not in seen:
+            if not grid[n[0]][n[1]] and n not in seen:
                 seen.add(n)
                 todo.append(n)
     return len(seen) == len(free)

@@ -56,8 +56,19 @@ def neighbours(blocked: np.ndarray, c: Cell) -> list[tuple[Cell, float]]:
 def _graph(key: bytes, shape: tuple[int, int]) -> dict[Cell, tuple[tuple[Cell, float], ...]]:
     """Every free cell's legal moves, for one grid (cached: trials re-plan on the same walls)."""
     blocked = np.frombuffer(key, dtype=bool).reshape(shape)
-    return {(int(x), int(y)): tuple(neighbours(blocked, (int(x), int(y))))
-            for x, y in zip(*np.nonzero(~blocked), strict=True)}
+    # Free-ness of every cell with a blocked rim, so a move's cells need no bounds check; the
+    # same moves, in the same order, as :func:`neighbours` (a plain list: numpy indexing per
+    # cell costs more than the lookups themselves).
+    free = np.pad(~blocked, 1).tolist()
+    moves: dict[Cell, tuple[tuple[Cell, float], ...]] = {}
+    for x, y in zip(*np.nonzero(~blocked), strict=True):
+        x, y = int(x), int(y)
+        fx, fy = x + 1, y + 1  # indices into the padded grid
+        moves[(x, y)] = tuple(
+            ((x + dx, y + dy), cost) for dx, dy, cost in _MOVES
+            if free[fx + dx][fy + dy] and (not (dx and dy) or (free[fx + dx][fy]
+                                                               and free[fx][fy + dy])))
+    return moves
 
 
 def graph(blocked: np.ndarray) -> dict[Cell, tuple[tuple[Cell, float], ...]]:
