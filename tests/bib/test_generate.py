@@ -176,3 +176,19 @@ def test_walls_follow_the_released_order_and_the_border_quirk_is_optional(tmp_pa
         assert {(w.x, w.y) for w in a.frames[0].walls} == {(w.x, w.y) for w in b.frames[0].walls}
         assert a.agent_path == b.agent_path
     assert validate_dataset(quirk, video_check=False) == []
+
+
+def test_regenerating_in_one_process_gives_the_same_files(tmp_path: Path) -> None:
+    """The runner keeps a process's staging folder between jobs: a second run into the same
+    (emptied) folder and a run into another folder still work, byte for byte, and leave no
+    staging folder behind."""
+    import shutil
+
+    options = dict(tasks=TASKS, episodes=2, seed=4, video=False, show_progress=False)
+    gen.generate(tmp_path / "a", "eval", **options)
+    first = tree(tmp_path / "a")
+    shutil.rmtree(tmp_path / "a")
+    gen.generate(tmp_path / "a", "eval", **options)
+    gen.generate(tmp_path / "b", "eval", **options)
+    assert tree(tmp_path / "a") == first == tree(tmp_path / "b")
+    assert not list(tmp_path.glob("*/.socialbench-*"))

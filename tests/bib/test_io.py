@@ -316,3 +316,19 @@ def test_shared_walls_parse_shares_one_value_per_distinct_text() -> None:
     raw = bib_io._loads_shared_walls(sample("000010loe").read_bytes())
     assert raw == json.loads(sample("000010loe").read_bytes())
     assert raw[0][0]["walls"] is raw[0][1]["walls"]
+
+
+def test_dump_episodes_returns_the_written_files_sha256(tmp_path: Path) -> None:
+    """The digests hashed while writing (the generation runner's manifest uses them) are the
+    files' SHA-256."""
+    import hashlib
+
+    from socialbench.bib.generate import build_episode
+    from socialbench.bib.shapes import TRAIN
+    from socialbench.bib.tasks import EVAL_TASKS
+
+    b = build_episode(EVAL_TASKS["efficiency_path"], TRAIN, 4, 0)
+    paths = [tmp_path / "e.json", tmp_path / "u.json"]
+    digests = bib_io.dump_episodes([(Episode(b.expected), paths[0]),
+                                    (Episode(b.unexpected), paths[1])])
+    assert digests == [hashlib.sha256(p.read_bytes()).hexdigest() for p in paths]

@@ -268,3 +268,14 @@ def test_the_reported_preference_episode_is_fixed() -> None:
     for trial in (*b.expected, b.unexpected[-1]):
         a, o = trial.frames[0].objects
         assert math.dist(a.center, o.center) >= 2 * CELL - 2 * 4 * math.sqrt(2)
+
+
+def test_drawn_frames_are_ordinary_frames() -> None:
+    """draw's fast Frame constructor gives Frames equal to, and laid out like, the dataclass's."""
+    from dataclasses import fields, replace
+
+    trial = build_episode(EVAL_TASKS["efficiency_path"], TRAIN, 4, 0).expected[0]
+    for frame in trial.frames[:3]:
+        assert isinstance(frame, Frame) and replace(frame) == frame
+        assert list(vars(frame)) == [f.name for f in fields(Frame)]
+        assert vars(replace(frame)) == vars(frame)

@@ -8,6 +8,7 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -257,3 +258,27 @@ def test_the_command_exits_nonzero_naming_problems_or_prints_ok(dataset: Path,
     assert "1 problem(s)" in bad.output
     missing = runner.invoke(validate, [str(tmp_path / "nope")])
     assert missing.exit_code == 2
+
+
+def test_first_overlap_names_the_first_frame_when_frames_repeat() -> None:
+    """Repeated Frame objects are checked once: the report still names the earliest frame."""
+    from socialbench.bib.validate import _first_overlap
+
+    wall = (Block(100, 100),)
+
+    def at(x: float, fuse: tuple[Block, ...] = ()) -> Frame:
+        return Frame(walls=wall, objects=(), agent=Sprite(x, 100, 6, "a.png", (0, 0, 0)),
+                     fuse_walls=fuse)
+
+    free, hit, fused = at(40), at(90), at(40, fuse=(Block(40, 100),))
+
+    def first(frames: list[Frame]) -> str | None:
+        xy = np.array([(f.agent.x, f.agent.y) for f in frames], dtype=float)
+        return _first_overlap(frames, xy, np.full(len(frames), 12.0))
+
+    assert first([free, free, free]) is None
+    assert first([free, hit, free, hit]) == "frame 1: the agent overlaps the wall at (100, 100)"
+    assert first([free, free, hit, free, hit]).startswith("frame 2: ")
+    assert first([free, hit, fused, hit]).startswith("frame 1: the agent overlaps the wall")
+    assert first([fused, hit, fused]) == ("frame 0: the agent overlaps the fuse wall at "
+                                          "(40, 100)")

@@ -190,13 +190,14 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def build_job(job: Job, staging: Path) -> None:
-    """The runner's builder: write one episode's files (and its ``_meta``) under ``staging``."""
+def build_job(job: Job, staging: Path) -> dict[str, str]:
+    """The runner's builder: write one episode's files (and its ``_meta``) under ``staging``;
+    return the JSON files' SHA-256, hashed as written (the runner hashes the rest)."""
     with _gc_paused():
-        _build_job(job, staging)
+        return _build_job(job, staging)
 
 
-def _build_job(job: Job, staging: Path) -> None:
+def _build_job(job: Job, staging: Path) -> dict[str, str]:
     p = job.params
     split = SPLITS[p["split"]]
     recipe = split.tasks[p["task"]]
@@ -213,7 +214,11 @@ def _build_job(job: Job, staging: Path) -> None:
         files.append((_episode(trials, ident, recipe.name, expected),
                       staging / recipe.name / stem))
         frames[stem[-1]] = sum(len(t) for t in trials)
-    dump_episodes([(episode, stem.with_suffix(".json")) for episode, stem in files])
+    paths = [stem.with_suffix(".json") for _, stem in files]
+    hashed = dump_episodes([(episode, path) for (episode, _), path in zip(files, paths,
+                                                                            strict=True)])
+    digests = {path.relative_to(staging).as_posix(): digest
+               for path, digest in zip(paths, hashed, strict=True)}
     if p["video"]:
         for episode, stem in files:
             write_episode_video(episode, stem.with_suffix(".mp4"))
@@ -222,6 +227,7 @@ def _build_job(job: Job, staging: Path) -> None:
     meta_path = staging / META_DIR / recipe.name / f"{ident}.json"
     meta_path.parent.mkdir(parents=True, exist_ok=True)
     meta_path.write_text(json.dumps(meta, sort_keys=True, indent=1))
+    return digests
 
 
 def make_jobs(split: Split, tasks: Sequence[str], episodes: Mapping[str, int], seed: int,

@@ -18,6 +18,7 @@ a one-line :class:`DataFileError` naming the file and the place (trial and frame
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -530,26 +531,32 @@ def dump_episode(episode: Episode, path: Path) -> None:
     dump_episodes([(episode, Path(path))])
 
 
-def dump_episodes(items: Sequence[tuple[Episode, Path]]) -> None:
+def dump_episodes(items: Sequence[tuple[Episode, Path]]) -> list[str]:
     """Write several episodes' JSON files (e.g. a pair, serialising their shared trials once),
-    each atomically."""
+    each atomically; return each file's SHA-256 (hex), hashed from the bytes as they are written
+    (so the generation runner need not read the files back)."""
     files = _episodes_to_chunks([episode for episode, _ in items])
     folders: set[Path] = set()  # a pair's two files share one (each mkdir is a system call)
+    digests = []
     for (_, path), chunks in zip(items, files, strict=True):
         path = Path(path)
         if path.parent not in folders:
             path.parent.mkdir(parents=True, exist_ok=True)
             folders.add(path.parent)
         tmp = path.with_name(f".{path.name}.part")
+        digest = hashlib.sha256()
         try:
             with open(tmp, "wb", buffering=0) as handle:  # chunks go straight to the file
                 for chunk in chunks:
+                    digest.update(chunk)
                     view = memoryview(chunk)
                     while view:  # an unbuffered write may write less than it was given
                         view = view[handle.write(view):]
             os.replace(tmp, path)
         finally:
             tmp.unlink(missing_ok=True)
+        digests.append(digest.hexdigest())
+    return digests
 
 
 # --------------------------------------------------------------------------------------------

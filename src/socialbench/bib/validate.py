@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 
 import av
@@ -84,17 +85,22 @@ def _first_overlap(frames: list[Frame], xy: np.ndarray, side: np.ndarray) -> str
     Frames sharing a block tuple (all of a trial's walls; a barrier between two removals) are
     checked together, vectorised over their agent positions.
     """
-    x0, y0 = xy[:, 0:1], xy[:, 1:2]
-    x1, y1 = x0 + side[:, None], y0 + side[:, None]
+    # Equal Frame objects (a trial repeats them while the agent waits) give equal answers: only
+    # each distinct object's first occurrence is checked, in frame order.
+    n = len(frames)
+    last_to_first = zip(map(id, reversed(frames)), range(n - 1, -1, -1), strict=True)
+    firsts = sorted(dict(last_to_first).values())  # each id's smallest index wins
+    distinct = [frames[i] for i in firsts]
+    x0, y0 = xy[firsts, 0:1], xy[firsts, 1:2]
+    x1, y1 = x0 + side[firsts, None], y0 + side[firsts, None]
     first_hit: tuple[int, str] | None = None
     for kind, name in (("wall", "walls"), ("fuse wall", "fuse_walls"),
                        ("blocking cell", "blocking")):
         groups: dict[int, list[int]] = {}
         values: dict[int, tuple[Block, ...]] = {}
-        for f, fr in enumerate(frames):
-            value = getattr(fr, name)
+        for k, value in enumerate(map(attrgetter(name), distinct)):
             if value:
-                groups.setdefault(id(value), []).append(f)
+                groups.setdefault(id(value), []).append(k)
                 values[id(value)] = value
         for key, indices in groups.items():
             blocks = values[key]
@@ -106,8 +112,9 @@ def _first_overlap(frames: list[Frame], xy: np.ndarray, side: np.ndarray) -> str
             if any_hit.any():
                 row = int(np.argmax(any_hit))
                 col = int(np.argmax(hit[row]))
-                if first_hit is None or indices[row] < first_hit[0]:
-                    first_hit = (indices[row], f"{kind} at ({blocks[col].x}, {blocks[col].y})")
+                frame = firsts[indices[row]]
+                if first_hit is None or frame < first_hit[0]:
+                    first_hit = (frame, f"{kind} at ({blocks[col].x}, {blocks[col].y})")
     if first_hit is None:
         return None
     return f"frame {first_hit[0]}: the agent overlaps the {first_hit[1]}"

@@ -19,11 +19,12 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
 from socialbench.bib import motion
-from socialbench.bib.schema import CELL, Block, Frame, Sprite, Trial
+from socialbench.bib.schema import CELL, FRAME_SIZE, Block, Frame, Sprite, Trial
 from socialbench.bib.shapes import ShapeSet
 from socialbench.bib.validate import GOAL_TOUCH_PX
 from socialbench.bib.world import (
@@ -209,6 +210,14 @@ def _blocks_of(cells: tuple[tuple[int, int], ...]) -> tuple[Block, ...]:
     return tuple(Block(c[0] * CELL, c[1] * CELL) for c in cells)
 
 
+def _frame(**fields: Any) -> Frame:
+    """``Frame(**fields)`` with every field given, ~3x faster: a frozen dataclass's ``__init__``
+    sets each field through ``object.__setattr__`` (a trial builds ~80 distinct frames)."""
+    frame = object.__new__(Frame)
+    frame.__dict__.update(fields)
+    return frame
+
+
 def draw(layout: Layout, track: np.ndarray, *, key_centres: Sequence | None = None,
          lock_until: int | None = None, fuse_order: Sequence[tuple[int, int]] | None = None,
          fuse_left: Sequence[int] | None = None) -> Trial:
@@ -243,6 +252,21 @@ def draw(layout: Layout, track: np.ndarray, *, key_centres: Sequence | None = No
     starts = [0, *(np.flatnonzero((states[1:] != states[:-1]).any(axis=1)) + 1).tolist()]
     points = track.tolist()
     frames: list[Frame] = []
+    if fuse_left is None and key_centres is None and lock_until is None:
+        # Only the agent moves (most trials): a run's state is its position, and every frame
+        # shares the same barrier, key and lock.
+        fuse = fuse_by_count[n_fuse]
+        keys = (_sprite(key_icon_, key_icon_.centre),) if key_icon_ is not None else ()
+        by_point: dict[tuple[int, int], Frame] = {}
+        for start, end in zip(starts, [*starts[1:], n], strict=True):
+            point = tuple(points[start])
+            frame = by_point.get(point)
+            if frame is None:
+                frame = by_point[point] = _frame(
+                    walls=walls, objects=objects, agent=_sprite(layout.agent, point), home=home,
+                    fuse_walls=fuse, key=keys, lock=lock, blocking=(), size=FRAME_SIZE)
+            frames.extend([frame] * (end - start))
+        return Trial(frames)
     for start, end in zip(starts, [*starts[1:], n], strict=True):
         x, y = points[start]
         left = n_fuse if fuse_left is None else fuse_left[start]
@@ -263,8 +287,8 @@ def draw(layout: Layout, track: np.ndarray, *, key_centres: Sequence | None = No
             keys: tuple[Sprite, ...] = ()
             if kc is not None:
                 keys = key_cache.get(kc) or key_cache.setdefault(kc, (_sprite(key_icon_, kc),))
-            frame = frame_cache[state] = Frame(
+            frame = frame_cache[state] = _frame(
                 walls=walls, objects=objects, agent=agent, home=home, fuse_walls=fuse, key=keys,
-                lock=lock if locked else ())
+                lock=lock if locked else (), blocking=(), size=FRAME_SIZE)
         frames.extend([frame] * (end - start))
     return Trial(frames)
