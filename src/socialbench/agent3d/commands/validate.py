@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from socialbench.core.problems import fail_on_problems
+
 
 @click.command(name="validate")
 @click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
@@ -24,11 +26,7 @@ def validate(root: Path, max_problems: int, workers: int) -> None:
 
     problems = validate_dataset(root, max_problems=max_problems, workers=workers,
                                 progress=True)
-    if problems:
-        for problem in problems:
-            click.echo(problem, err=True)
-        more = " (stopped there: --max-problems)" if len(problems) >= max_problems else ""
-        raise click.ClickException(f"{len(problems)} problem(s) in {root}{more}")
+    fail_on_problems(problems, root, max_problems)
     trials = find_trials(root)
     types = Counter(read_json(t / TRIAL_FILE)["trial_type"] for t in trials)
     click.echo(f"OK: {len(trials)} trials, {len(types)} type(s) "

@@ -8,6 +8,7 @@ import click
 
 from socialbench.bib.io import find_pairs
 from socialbench.bib.validate import validate_dataset
+from socialbench.core.problems import fail_on_problems
 
 
 @click.command(name="validate")
@@ -21,11 +22,7 @@ def validate(root: Path, max_problems: int, video_check: bool) -> None:
     videos); exit 1 naming the first problems, or print a one-line OK summary."""
     problems = validate_dataset(root, max_problems=max_problems, video_check=video_check,
                                 progress=True)
-    if problems:
-        for problem in problems:
-            click.echo(problem, err=True)
-        more = " (stopped there: --max-problems)" if len(problems) >= max_problems else ""
-        raise click.ClickException(f"{len(problems)} problem(s) in {root}{more}")
+    fail_on_problems(problems, root, max_problems)
     pairs = find_pairs(root)
     files = sum((p.expected is not None) + (p.unexpected is not None) for p in pairs)
     both = sum(p.expected is not None and p.unexpected is not None for p in pairs)
