@@ -28,7 +28,6 @@ from pathlib import Path
 
 import av
 import numpy as np
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from socialbench.bib.io import EpisodePair, find_pairs, load_episode
 from socialbench.bib.render import Renderer
@@ -44,6 +43,7 @@ from socialbench.bib.schema import (
     Sprite,
     Trial,
 )
+from socialbench.core.progress import progress_bar
 from socialbench.core.runner import MANIFEST_NAME, verify_manifest
 from socialbench.errors import UserError
 
@@ -440,6 +440,5 @@ def validate_dataset(root: Path | str, *, max_problems: int | None = None,
 
 
 def _with_progress(pairs: list[EpisodePair], show: bool) -> Iterable[EpisodePair]:
-    with Progress(TextColumn("validating"), BarColumn(), MofNCompleteColumn(),
-                  disable=not show, transient=True) as bar:
+    with progress_bar("validating", show=show, transient=True) as bar:
         yield from bar.track(pairs)

@@ -28,10 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
 from socialbench.core.paths import safe_join
+from socialbench.core.progress import progress_bar
 from socialbench.errors import UserError
 
 MANIFEST_NAME = "manifest.json"
@@ -204,7 +202,7 @@ def run_jobs(
     _atomic_write_text(out_dir / ".socialbench-dataset.json", json.dumps(info, sort_keys=True))
 
     _STAGING_READY.discard((str(out_dir), os.getpid()))  # the folder may be gone: remake it
-    with open(journal_path, "a") as journal, _progress(show_progress) as progress:
+    with open(journal_path, "a") as journal, progress_bar(show=show_progress) as progress:
         task = progress.add_task(description, total=len(jobs), completed=len(jobs) - len(todo))
         for name, files in _map(builder, todo, out_dir, workers):
             journal.write(json.dumps({"job": name, "files": files}, sort_keys=True) + "\n")
@@ -263,11 +261,6 @@ def _map(builder: Builder, todo: Sequence[Job], out_dir: Path,
         pool.terminate()
         pool.join()
 
-
-def _progress(show: bool) -> Progress:
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeRemainingColumn(), disable=not show, transient=False,
-                    console=Console(stderr=True))  # stdout stays clean for --json output
 
 
 def load_manifest(root: Path) -> dict[str, Any]:

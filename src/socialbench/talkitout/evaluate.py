@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from socialbench.core.progress import progress_bar
 from socialbench.core.seeding import derive_seed, rng_for
 from socialbench.errors import DataFileError, UserError
 from socialbench.talkitout.agents import make_agent
@@ -111,9 +111,8 @@ def evaluate(agent_name: str, variant: str, episodes: int = TEST_EPISODES,
     key = json.dumps([agent_name, variant, episodes, sorted(env_kwargs.items())])
     done = _read_journal(Path(journal), key) if journal else {}
     per_seed = []
-    columns = (TextColumn(f"{agent_name} on {variant}"), BarColumn(), MofNCompleteColumn(),
-               TimeRemainingColumn())
-    with Progress(*columns, disable=not show_progress, transient=True) as progress:
+    with progress_bar(f"{agent_name} on {variant}", show=show_progress,
+                      transient=True) as progress:
         task = progress.add_task("episodes", total=episodes * seeds)
         for seed in range(seeds):
             if seed not in done:

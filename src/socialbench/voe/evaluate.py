@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from socialbench.core.metrics import TiePolicy, bootstrap_ci, relative_accuracy, roc_auc
+from socialbench.core.progress import progress_bar
 from socialbench.voe.observer import Observer, Reduction
 
 OVERALL = "overall"
@@ -80,9 +80,7 @@ def rate_pairs_many(observers: Sequence[Observer], pairs: Sequence[tuple[str, An
     """
     ratings: dict[str, list[PairRating]] = {o.name: [] for o in observers}
     names = ", ".join(o.name for o in observers)
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeRemainingColumn(), console=console or Console(stderr=True),
-                  disable=not progress, transient=True) as bar:
+    with progress_bar(show=progress, transient=True, console=console) as bar:
         job = bar.add_task(f"{description} ({names})", total=len(pairs))
         for rated in _rate_all(observers, pairs, reduce, load, workers):
             for rating_name, rating in rated.items():

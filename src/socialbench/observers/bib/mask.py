@@ -45,10 +45,10 @@ from typing import Any
 
 import numpy as np
 import torch
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from torch import nn
 
 from socialbench.bib.schema import GRID, N_FAMILIARIZATION, Episode
+from socialbench.core.progress import progress_bar
 from socialbench.core.seeding import rng_for
 from socialbench.errors import DataFileError, UserError
 from socialbench.observers.bib.mask_data import (
@@ -296,7 +296,7 @@ class MaskObserver(LearnedObserver[Episode]):
             if state_path is not None and Path(state_path).exists():
                 start, history = self._resume(Path(state_path), resume_key, optimizer)
             loss_fn = nn.BCEWithLogitsLoss()
-            with _progress(progress) as bar:
+            with progress_bar(show=progress) as bar:
                 for epoch in range(start, epochs):
                     order = rng_for(seed, "mask-shuffle", epoch).permutation(len(train_a))
                     batches = [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
@@ -463,10 +463,6 @@ def _describe(record: dict[str, Any]) -> str:
                      f"recall {record['recall']:.2f}")
     return ", ".join(parts)
 
-
-def _progress(show: bool) -> Progress:
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeRemainingColumn(), disable=not show, transient=False)
 
 
 def _atomic_save(obj: dict[str, Any], path: Path) -> None:

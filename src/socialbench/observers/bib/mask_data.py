@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from socialbench.bib.io import find_pairs, load_episode
 from socialbench.bib.schema import CELL, GRID, N_TRIALS, Episode, Frame, Sprite, Trial
 from socialbench.bib.shapes import TRAIN, shape_name
+from socialbench.core.progress import progress_bar
 from socialbench.core.runner import MANIFEST_NAME
 from socialbench.errors import DataFileError, UserError
 
@@ -283,9 +283,7 @@ def load_dataset_arrays(root: Path, channels: ChannelMap, cache: Path | None = N
         raise UserError(f"{root} holds no expected episode files (*e.json): give the root of a "
                         f"BIB training set, e.g. one made by `socialbench bib generate --split "
                         f"train`")
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TimeRemainingColumn())
-    with Progress(*columns, disable=not progress) as bar:
+    with progress_bar(show=progress) as bar:
         task = bar.add_task("reading episodes", total=len(files))
 
         def episodes() -> Iterable[Episode]:

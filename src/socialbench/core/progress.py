@@ -1,0 +1,17 @@
+"""The one progress bar every long job shows (generation, training, evaluation, validation).
+
+It draws on stderr, so stdout carries only results (``--json`` output stays parseable).
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+
+def progress_bar(label: str = "{task.description}", *, show: bool = True,
+                 transient: bool = False, console: Console | None = None) -> Progress:
+    """A rich bar: label, bar, done/total, time left; on stderr unless ``console`` says else."""
+    return Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                    disable=not show, transient=transient,
+                    console=console or Console(stderr=True))
