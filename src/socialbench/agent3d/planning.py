@@ -23,6 +23,7 @@ import numpy as np
 
 from socialbench.agent3d.motion import Jump, Step, solve_jump
 from socialbench.agent3d.scenes import AGENT_SIZE, PLATFORM_TOP, Chasm, Layout, Platform, Wall
+from socialbench.core.grid_planning import segment_enters_box
 
 W_V = 1.5  # ours, within BIPaCK's w_v range {0.1..10} (agent spec): vertical effort costs more
 MAX_CLEAR_HEIGHT = 0.65  # ours: the agent cannot jump a 0.7 m wall ("0.7 tall to force a detour")
@@ -258,18 +259,7 @@ def _walkable(layout: Layout, goal_key: int, start: tuple[float, float],
 
 def _segment_hits(a: tuple[float, float], b: tuple[float, float],
                   box: tuple[float, ...], inflate: float) -> bool:
-    """Whether segment a-b crosses the box footprint grown by ``inflate`` (slab clipping)."""
-    x0, y0, x1, y1 = box[0] - inflate, box[1] - inflate, box[2] + inflate, box[3] + inflate
-    t0, t1 = 0.0, 1.0
-    for start, delta, low, high in ((a[0], b[0] - a[0], x0, x1), (a[1], b[1] - a[1], y0, y1)):
-        if abs(delta) < 1e-12:
-            if not low < start < high:
-                return False
-            continue
-        u0, u1 = (low - start) / delta, (high - start) / delta
-        if u0 > u1:
-            u0, u1 = u1, u0
-        t0, t1 = max(t0, u0), min(t1, u1)
-        if t0 >= t1:
-            return False
-    return True
+    """Whether segment a-b crosses the box footprint grown by ``inflate``."""
+    return segment_enters_box(a, b[0] - a[0], b[1] - a[1], box[0] - inflate, box[2] + inflate,
+                              box[1] - inflate, box[3] + inflate, parallel_eps=1e-12,
+                              min_overlap=0.0)

@@ -156,17 +156,22 @@ def segment_clear(blocked: np.ndarray, a: Point, b: Point, half: float, cell: fl
     for i, j in zip(*np.nonzero(window), strict=True):
         x0, x1 = (lo_i + i) * cell - half, (lo_i + i + 1) * cell + half
         y0, y1 = (lo_j + j) * cell - half, (lo_j + j + 1) * cell + half
-        if _segment_enters_box(a, dx, dy, x0, x1, y0, y1):
+        if segment_enters_box(a, dx, dy, x0, x1, y0, y1):
             return False
     return True
 
 
-def _segment_enters_box(a: Point, dx: float, dy: float,
-                        x0: float, x1: float, y0: float, y1: float) -> bool:
-    """Slab test: does ``a + t*(dx, dy)``, t in [0, 1], meet the open box's interior?"""
+def segment_enters_box(a: Point, dx: float, dy: float,
+                       x0: float, x1: float, y0: float, y1: float, *,
+                       parallel_eps: float = 0.0, min_overlap: float = 1e-9) -> bool:
+    """Slab test: does ``a + t*(dx, dy)``, t in [0, 1], meet the open box's interior?
+
+    A direction component within ``parallel_eps`` of 0 counts as parallel to that slab; a
+    crossing shorter than ``min_overlap`` (in t) counts as grazing, not entering.
+    """
     t_lo, t_hi = 0.0, 1.0
     for start, delta, lo, hi in ((a[0], dx, x0, x1), (a[1], dy, y0, y1)):
-        if delta == 0:
+        if abs(delta) <= parallel_eps:
             if not lo < start < hi:
                 return False
             continue
@@ -174,7 +179,7 @@ def _segment_enters_box(a: Point, dx: float, dy: float,
         if t0 > t1:
             t0, t1 = t1, t0
         t_lo, t_hi = max(t_lo, t0), min(t_hi, t1)
-        if t_hi - t_lo <= 1e-9:
+        if t_hi - t_lo <= min_overlap:
             return False
     return True
 
