@@ -8,7 +8,6 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -261,8 +260,9 @@ def test_the_command_exits_nonzero_naming_problems_or_prints_ok(dataset: Path,
 
 
 def test_first_overlap_names_the_first_frame_when_frames_repeat() -> None:
-    """Repeated Frame objects are checked once: the report still names the earliest frame."""
-    from socialbench.bib.validate import _first_overlap
+    """Repeated Frame objects are checked together: the report still names the earliest
+    frame."""
+    from socialbench.bib.validate import _first_overlap, _segments
 
     wall = (Block(100, 100),)
 
@@ -273,8 +273,7 @@ def test_first_overlap_names_the_first_frame_when_frames_repeat() -> None:
     free, hit, fused = at(40), at(90), at(40, fuse=(Block(40, 100),))
 
     def first(frames: list[Frame]) -> str | None:
-        xy = np.array([(f.agent.x, f.agent.y) for f in frames], dtype=float)
-        return _first_overlap(frames, xy, np.full(len(frames), 12.0))
+        return _first_overlap(_segments(Trial(frames)))
 
     assert first([free, free, free]) is None
     assert first([free, hit, free, hit]) == "frame 1: the agent overlaps the wall at (100, 100)"

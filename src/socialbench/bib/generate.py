@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from socialbench.bib.io import dump_episodes
-from socialbench.bib.schema import CELL, Block, Episode, Frame
+from socialbench.bib.schema import CELL, Block, Episode, Frame, Run, Trial
 from socialbench.bib.shapes import NEW, TRAIN, ShapeSet
 from socialbench.bib.tasks import EVAL_TASKS, TRAIN_TASKS, Built, Recipe
 from socialbench.bib.validate import validate_episodes, validate_pair
@@ -149,27 +149,37 @@ def list_border_repeats(built: Built, count: int, seed: int) -> None:
     ring = sorted(set(BORDER))
     n_ring = len(BORDER)
     listed: dict[tuple[Block, ...], tuple[Block, ...]] = {}
-    frames: dict[int, Frame] = {}
-    done: set[int] = set()  # a pair's familiarization Trial objects are shared
+
+    def relisted(frame: Frame) -> Frame:
+        walls = frame.walls
+        if walls not in listed:
+            cells = [b.cell for b in walls[:-n_ring]]
+            rng = np.random.default_rng(derive_seed(seed, "border-repeats", *cells))
+            for k in rng.choice(len(ring), size=count, replace=False):
+                c = ring[int(k)]
+                cells.insert(int(rng.integers(len(cells) + 1)), c)
+            listed[walls] = (*(Block(c[0] * CELL, c[1] * CELL) for c in cells),
+                             *walls[-n_ring:])
+        return replace(frame, walls=listed[walls])
+
+    frames: dict[int, Frame] = {}  # id(old frame) -> new: shared frames stay shared
+
+    def new_frame(frame: Frame) -> Frame:
+        if id(frame) not in frames:
+            frames[id(frame)] = relisted(frame)
+        return frames[id(frame)]
+
+    new_trials: dict[int, Trial] = {}  # a pair's familiarization Trial objects are shared
     for trials in (built.expected, built.unexpected or []):
-        for trial in trials:
-            if id(trial) in done:
-                continue
-            done.add(id(trial))
-            for i, frame in enumerate(trial.frames):
-                new = frames.get(id(frame))
-                if new is None:
-                    walls = frame.walls
-                    if walls not in listed:
-                        cells = [b.cell for b in walls[:-n_ring]]
-                        rng = np.random.default_rng(derive_seed(seed, "border-repeats", *cells))
-                        for k in rng.choice(len(ring), size=count, replace=False):
-                            c = ring[int(k)]
-                            cells.insert(int(rng.integers(len(cells) + 1)), c)
-                        listed[walls] = (*(Block(c[0] * CELL, c[1] * CELL) for c in cells),
-                                         *walls[-n_ring:])
-                    new = frames[id(frame)] = replace(frame, walls=listed[walls])
-                trial.frames[i] = new
+        for k, trial in enumerate(trials):
+            if id(trial) not in new_trials:
+                if trial.runs is not None:
+                    new_trials[id(trial)] = Trial(runs=[
+                        Run(new_frame(run.template), run.xy, run.key_offset)
+                        for run in trial.runs])
+                else:
+                    new_trials[id(trial)] = Trial([new_frame(f) for f in trial.frames])
+            trials[k] = new_trials[id(trial)]
 
 
 def _episode(trials: list, name: str, task: str, expected: bool) -> Episode:

@@ -28,12 +28,23 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 try:  # ~1.5x faster parsing than the stdlib (benchmarks/bib_files.py); optional
     import orjson
 except ImportError:  # pragma: no cover - orjson is a dependency, the stdlib a fallback
     orjson = None  # type: ignore[assignment]
 
-from socialbench.bib.schema import FRAME_SIZE, N_TRIALS, Block, Episode, Frame, Sprite, Trial
+from socialbench.bib.schema import (
+    FRAME_SIZE,
+    N_TRIALS,
+    Block,
+    Episode,
+    Frame,
+    Run,
+    Sprite,
+    Trial,
+)
 from socialbench.core.paths import safe_join
 from socialbench.core.runner import MANIFEST_NAME, load_manifest
 from socialbench.errors import DataFileError, UserError
@@ -410,12 +421,10 @@ def episodes_to_json(episodes: Sequence[Episode]) -> list[str]:
     identical to the original; equal to :func:`episode_to_json_reference` (``json.dumps`` of
     :func:`frame_to_dict` per frame), only faster: see :class:`_JsonPieces`.
     """
-    pieces = _JsonPieces()
-    return ["[" + ", ".join(f"[{pieces.trial(t)}]" for t in episode.trials) + "]"
-            for episode in episodes]
+    return [b"".join(chunks).decode() for chunks in _episodes_to_chunks(episodes)]
 
 
-def _episodes_to_chunks(episodes: Sequence[Episode]) -> list[list[bytes]]:
+def _episodes_to_chunks(episodes: Sequence[Episode]) -> list[list[bytes | memoryview]]:
     """Each episode's JSON (as :func:`episodes_to_json`) as byte chunks to write in turn.
 
     A file is ~2 MB: joining it into one text, bracketing and encoding it would copy it three
@@ -423,14 +432,14 @@ def _episodes_to_chunks(episodes: Sequence[Episode]) -> list[list[bytes]]:
     trials) and the file is written as the chunks ``[``, ``[``, trial, ``]``, ``, [``, ...
     """
     pieces = _JsonPieces()
-    encoded: dict[int, bytes] = {}
+    encoded: dict[int, bytes | memoryview] = {}
     out = []
     for episode in episodes:
-        chunks = [b"["]
+        chunks: list[bytes | memoryview] = [b"["]
         for k, trial in enumerate(episode.trials):
             data = encoded.get(id(trial))
             if data is None:  # the trial stays referenced by the episode: its id is not reused
-                data = encoded[id(trial)] = pieces.trial(trial).encode()
+                data = encoded[id(trial)] = pieces.trial_bytes(trial)
             chunks += (b", [" if k else b"[", data, b"]")
         chunks.append(b"]")
         out.append(chunks)
@@ -508,9 +517,62 @@ class _JsonPieces:
             self._keep(frame, text)
         return text
 
+    def _run_pieces(self, run: Run) -> tuple[bytes, bytes]:
+        """The run's frame text as a fixed head and a %-format of the rest: the head is the
+        text up to the agent's corner, the format takes the corner's (x, y). When the key moves
+        with the agent the head is empty and the format takes the key's corner, then the
+        agent's."""
+        template = run.template
+        assert template.agent is not None
+
+        def literal(text: str) -> str:
+            return text.replace("%", "%%")
+
+        def tail(sprite: Sprite) -> str:  # '6, "./...png", [r, g, b]]': all after the corner
+            return literal(self.sprite(sprite).split("], ", 1)[1])
+
+        agent = "%d, %d], " + tail(template.agent) + "}"
+        if run.key_offset is None:
+            return (self._prefix(template) + ', "agent": [[').encode(), agent.encode()
+        # "pin" (the key) comes between "fuse_walls" and "key" (the lock).
+        size = template.size
+        parts = [f'"key": {self.sprites(template.lock)}',
+                 f'"objects": {self.sprites(template.objects)}',
+                 f'"blocking": {self.blocks(template.blocking)}']
+        if template.home is not None:
+            parts.append(f'"home": {self.sprite(template.home)}')
+        before = (f'{{"size": {json.dumps([_num(size[0]), _num(size[1])])}, '
+                  f'"walls": {self.blocks(template.walls)}, '
+                  f'"fuse_walls": {self.blocks(template.fuse_walls)}, ')
+        form = (literal(before) + '"pin": [[[%d, %d], ' + tail(template.key[0]) + "], "
+                + literal(", ".join(parts)) + ', "agent": [[' + agent)
+        return b"", form.encode()
+
+    def trial_bytes(self, trial: Trial) -> bytes | memoryview:
+        """The trial's text (as :meth:`trial`), encoded.
+
+        A trial given as runs is spliced in bytes: each frame is its run's head (one shared
+        object; see :meth:`_run_pieces`) and its few formatted bytes, all joined once.
+        """
+        if trial.runs is None:
+            return self.trial(trial).encode()
+        parts: list[bytes] = []
+        for run in trial.runs:
+            head, form = self._run_pieces(run)
+            xy = run.xy
+            if run.key_offset is not None:
+                xy = np.hstack([xy + np.asarray(run.key_offset), xy])
+            rows = xy.tolist()
+            frames = [head] * (2 * len(rows))
+            frames[1::2] = map((form + b", ").__mod__, map(tuple, rows))
+            parts += frames
+        return memoryview(b"".join(parts))[:-2]  # the last frame's ", " left out
+
     def trial(self, trial: Trial) -> str:
         """The trial's frames, comma-separated, without the enclosing brackets."""
         text = self._text.get(id(trial))
+        if text is None and trial.runs is not None:
+            text = self._keep(trial, bytes(self.trial_bytes(trial)).decode())
         if text is None:
             # Each distinct Frame object once (a trial repeats them while the agent waits),
             # then the frames spliced by identity in C (map), not a Python loop per frame.
@@ -536,25 +598,42 @@ def dump_episodes(items: Sequence[tuple[Episode, Path]]) -> list[str]:
     each atomically; return each file's SHA-256 (hex), hashed from the bytes as they are written
     (so the generation runner need not read the files back)."""
     files = _episodes_to_chunks([episode for episode, _ in items])
+    digests = _sha256s(files)
     folders: set[Path] = set()  # a pair's two files share one (each mkdir is a system call)
-    digests = []
     for (_, path), chunks in zip(items, files, strict=True):
         path = Path(path)
         if path.parent not in folders:
             path.parent.mkdir(parents=True, exist_ok=True)
             folders.add(path.parent)
         tmp = path.with_name(f".{path.name}.part")
-        digest = hashlib.sha256()
         try:
             with open(tmp, "wb", buffering=0) as handle:  # chunks go straight to the file
                 for chunk in chunks:
-                    digest.update(chunk)
                     view = memoryview(chunk)
                     while view:  # an unbuffered write may write less than it was given
                         view = view[handle.write(view):]
             os.replace(tmp, path)
         finally:
             tmp.unlink(missing_ok=True)
+    return digests
+
+
+def _sha256s(files: Sequence[Sequence[bytes | memoryview]]) -> list[str]:
+    """Each file's SHA-256 (hex) from its chunks. Chunks the files share at their start (a
+    pair's familiarization trials, the same objects) are hashed once."""
+    shared = 0
+    if len(files) > 1:
+        shortest = min(len(chunks) for chunks in files)
+        while shared < shortest and all(chunks[shared] is files[0][shared] for chunks in files):
+            shared += 1
+    start = hashlib.sha256()
+    for chunk in files[0][:shared] if files else ():
+        start.update(chunk)
+    digests = []
+    for chunks in files:
+        digest = start.copy()
+        for chunk in chunks[shared:]:
+            digest.update(chunk)
         digests.append(digest.hexdigest())
     return digests
 

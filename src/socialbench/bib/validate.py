@@ -78,41 +78,88 @@ def _box_array(blocks: tuple[Block, ...]) -> np.ndarray:
     return np.array([(b.x, b.y, b.x + b.width, b.y + b.height) for b in blocks], dtype=float)
 
 
-def _first_overlap(frames: list[Frame], xy: np.ndarray, side: np.ndarray) -> str | None:
+@dataclass
+class _Segments:
+    """A trial as segments of consecutive frames equal but for the agent's place (a generated
+    trial's runs; for a list of frames, runs of frames sharing their other fields' objects).
+
+    ``templates[k]`` is segment ``k``'s first frame, ``starts[k]`` its first frame index;
+    ``xy`` and ``half`` give the agent's corner and half-side in every frame.
+    """
+
+    templates: list[Frame]
+    starts: list[int]
+    xy: np.ndarray
+    half: np.ndarray
+    last: Frame
+
+    @property
+    def ends(self) -> list[int]:
+        return [*self.starts[1:], len(self.xy)]
+
+
+_STATIC_FIELDS = attrgetter("walls", "fuse_walls", "key", "lock", "objects", "blocking", "home",
+                            "size")
+
+
+def _segments(trial: Trial) -> _Segments:
+    """The trial's segments; every frame must have an agent (checked before)."""
+    runs = trial.runs
+    if runs is not None:
+        starts = np.cumsum([0, *(len(r) for r in runs)])[:-1].tolist()
+        xy = np.concatenate([r.xy for r in runs]).astype(float)
+        half = np.concatenate([np.full(len(r), r.template.agent.half, dtype=float)  # type: ignore[union-attr]
+                               for r in runs])
+        return _Segments([r.template for r in runs], starts, xy, half, runs[-1].frame(-1))
+    frames = trial.frames
+    templates, starts = [], []
+    previous: tuple | None = None
+    for f, frame in enumerate(frames):
+        agent = frame.agent
+        key = (*map(id, _STATIC_FIELDS(frame)), agent.half, agent.shape, agent.color)  # type: ignore[union-attr]
+        if key != previous:
+            templates.append(frame)
+            starts.append(f)
+            previous = key
+    unique: dict[int, tuple[float, float, float]] = {}
+    for frame in frames:
+        a = frame.agent
+        if id(a) not in unique:
+            unique[id(a)] = (a.x, a.y, a.half)  # type: ignore[union-attr]
+    track = np.array([unique[id(fr.agent)] for fr in frames], dtype=float)
+    return _Segments(templates, starts, track[:, :2], track[:, 2], frames[-1])
+
+
+def _first_overlap(segments: _Segments) -> str | None:
     """The first frame whose agent square overlaps a wall, barrier or blocking cell (touching
     is allowed), as ``"frame F: the agent overlaps the KIND at (x, y)"``.
 
-    Frames sharing a block tuple (all of a trial's walls; a barrier between two removals) are
-    checked together, vectorised over their agent positions.
+    Segments sharing a block tuple (all of a trial's walls; a barrier between two removals) are
+    checked together, vectorised over their frames.
     """
-    # Equal Frame objects (a trial repeats them while the agent waits) give equal answers: only
-    # each distinct object's first occurrence is checked, in frame order.
-    n = len(frames)
-    last_to_first = zip(map(id, reversed(frames)), range(n - 1, -1, -1), strict=True)
-    firsts = sorted(dict(last_to_first).values())  # each id's smallest index wins
-    distinct = [frames[i] for i in firsts]
-    x0, y0 = xy[firsts, 0:1], xy[firsts, 1:2]
-    x1, y1 = x0 + side[firsts, None], y0 + side[firsts, None]
+    xy, side = segments.xy, 2 * segments.half
+    bounds = list(zip(segments.starts, segments.ends, strict=True))
     first_hit: tuple[int, str] | None = None
     for kind, name in (("wall", "walls"), ("fuse wall", "fuse_walls"),
                        ("blocking cell", "blocking")):
         groups: dict[int, list[int]] = {}
         values: dict[int, tuple[Block, ...]] = {}
-        for k, value in enumerate(map(attrgetter(name), distinct)):
+        for k, value in enumerate(map(attrgetter(name), segments.templates)):
             if value:
                 groups.setdefault(id(value), []).append(k)
                 values[id(value)] = value
-        for key, indices in groups.items():
+        for key, members in groups.items():
             blocks = values[key]
             b = _box_array(blocks)
-            rows = np.asarray(indices)
-            hit = ((x0[rows] < b[:, 2]) & (b[:, 0] < x1[rows])
-                   & (y0[rows] < b[:, 3]) & (b[:, 1] < y1[rows]))
+            rows = np.concatenate([np.arange(*bounds[k]) for k in members])
+            x0, y0 = xy[rows, 0:1], xy[rows, 1:2]
+            x1, y1 = x0 + side[rows, None], y0 + side[rows, None]
+            hit = (x0 < b[:, 2]) & (b[:, 0] < x1) & (y0 < b[:, 3]) & (b[:, 1] < y1)
             any_hit = hit.any(axis=1)
             if any_hit.any():
                 row = int(np.argmax(any_hit))
                 col = int(np.argmax(hit[row]))
-                frame = firsts[indices[row]]
+                frame = int(rows[row])
                 if first_hit is None or frame < first_hit[0]:
                     first_hit = (frame, f"{kind} at ({blocks[col].x}, {blocks[col].y})")
     if first_hit is None:
@@ -120,13 +167,13 @@ def _first_overlap(frames: list[Frame], xy: np.ndarray, side: np.ndarray) -> str
     return f"frame {first_hit[0]}: the agent overlaps the {first_hit[1]}"
 
 
-def _changes(frames: list[Frame], name: str) -> int | None:
+def _changes(segments: _Segments, name: str) -> int | None:
     """The first frame whose ``name`` field differs from the first frame's (None: constant)."""
-    first = getattr(frames[0], name)
-    for f, fr in enumerate(frames):
-        value = getattr(fr, name)
+    first = getattr(segments.templates[0], name)
+    for start, template in zip(segments.starts, segments.templates, strict=True):
+        value = getattr(template, name)
         if value is not first and value != first:
-            return f
+            return start
     return None
 
 
@@ -137,16 +184,17 @@ def _sprites_overlap(a: Sprite, b: Sprite) -> bool:
 
 def check_trial(trial: Trial, t: int) -> list[str]:
     """The per-trial invariants (see the module docstring); ``t`` names the trial."""
-    frames = trial.frames
     where = f"trial {t}"
-    if not MIN_TRIAL_FRAMES <= len(frames) <= MAX_TRIAL_FRAMES:
-        return [f"{where}: {len(frames)} frames, expected {MIN_TRIAL_FRAMES}-{MAX_TRIAL_FRAMES}"]
-    agents = [fr.agent for fr in frames]
-    missing = [f for f, a in enumerate(agents) if a is None]
-    if missing:
-        return [f"{where} frame {missing[0]}: no agent ({len(missing)} frames without one)"]
+    n = len(trial)
+    if not MIN_TRIAL_FRAMES <= n <= MAX_TRIAL_FRAMES:
+        return [f"{where}: {n} frames, expected {MIN_TRIAL_FRAMES}-{MAX_TRIAL_FRAMES}"]
+    if trial.runs is None:
+        missing = [f for f, fr in enumerate(trial.frames) if fr.agent is None]
+        if missing:
+            return [f"{where} frame {missing[0]}: no agent ({len(missing)} frames without one)"]
+    segments = _segments(trial)
     problems: list[str] = []
-    first = frames[0]
+    first = segments.templates[0]
     if tuple(first.size) != FRAME_SIZE:
         problems.append(f"{where}: frame size {first.size}, expected {FRAME_SIZE}")
     cells = {(b.x, b.y) for b in first.walls}
@@ -157,26 +205,22 @@ def check_trial(trial: Trial, t: int) -> list[str]:
     if off_grid:
         problems.append(f"{where}: wall ({off_grid[0].x}, {off_grid[0].y}) is not a grid cell")
     for name, what in (("walls", "walls change"), ("objects", "objects change")):
-        if (f := _changes(frames, name)) is not None:
+        if (f := _changes(segments, name)) is not None:
             problems.append(f"{where} frame {f}: {what} within the trial")
     objects = first.objects
     for i in range(len(objects)):
         for j in range(i + 1, len(objects)):
             if _sprites_overlap(objects[i], objects[j]):
                 problems.append(f"{where}: objects {i} and {j} overlap")
-    # The agent's track as arrays: (x, y) bottom-left corners, half-sides, centres.
-    shape0 = agents[0].shape
-    changed = next((f for f, a in enumerate(agents) if a.shape != shape0), None)
+    shape0 = first.agent.shape  # type: ignore[union-attr]
+    changed = next((s for s, fr in zip(segments.starts, segments.templates, strict=True)
+                    if fr.agent.shape != shape0), None)  # type: ignore[union-attr]
     if changed is not None:
         problems.append(f"{where} frame {changed}: the agent's shape changes within the trial")
-    unique: dict[int, tuple[float, float, float]] = {}
-    for a in agents:
-        if id(a) not in unique:
-            unique[id(a)] = (a.x, a.y, a.half)
-    track = np.array([unique[id(a)] for a in agents], dtype=float)
-    xy, half = track[:, :2], track[:, 2]
+    # The agent's track as arrays: (x, y) bottom-left corners, half-sides, centres.
+    xy, half = segments.xy, segments.half
     centres = xy + half[:, None]
-    if (hit := _first_overlap(frames, xy, 2 * half)) is not None:
+    if (hit := _first_overlap(segments)) is not None:
         problems.append(f"{where} {hit}")
     jumps = np.abs(np.diff(xy, axis=0))
     over = np.flatnonzero((jumps > MAX_STEP_PX).any(axis=1))
@@ -194,9 +238,9 @@ def check_trial(trial: Trial, t: int) -> list[str]:
                             f"{HOME_FRAMES} frames")
     moving = np.flatnonzero((xy[-HOLD_FRAMES:] != xy[-1]).any(axis=1))
     if len(moving):
-        problems.append(f"{where} frame {len(frames) - HOLD_FRAMES + moving[0]}: the agent moves "
+        problems.append(f"{where} frame {n - HOLD_FRAMES + moving[0]}: the agent moves "
                         f"during the last {HOLD_FRAMES} frames (it should hold at its goal)")
-    problems += _goal_problems(frames[-1], centres, where)
+    problems += _goal_problems(segments.last, centres, where)
     return problems
 
 
@@ -297,6 +341,30 @@ TEST_RULES: dict[str, TestRule] = {
 }
 
 
+def _first_frame(trial: Trial) -> Frame:
+    runs = trial.runs
+    return runs[0].template if runs else trial.frames[0]
+
+
+class _AgentPath:
+    """The agent's corner in every frame of a trial (NaN where a frame has no agent), compared
+    as a whole."""
+
+    def __init__(self, trial: Trial) -> None:
+        runs = trial.runs
+        if runs is not None:
+            self.xy = np.concatenate([r.xy for r in runs]).astype(float)
+        else:
+            self.xy = np.array([(f.agent.x, f.agent.y) if f.agent is not None
+                                else (math.nan, math.nan) for f in trial.frames], dtype=float)
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, _AgentPath) and self.xy.shape == other.xy.shape
+                and bool(np.array_equal(self.xy, other.xy, equal_nan=True)))
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 def _relation(name: str, want: str, a: object, b: object) -> str | None:
     if want == SAME and a != b:
         return f"{name} differ between the expected and unexpected tests (they should not)"
@@ -315,27 +383,26 @@ def validate_pair(task: str | None, expected: Episode, unexpected: Episode) -> l
     fam_e, fam_u = expected.familiarization, unexpected.familiarization
     if rule.shared_familiarization:
         for t in range(N_FAMILIARIZATION):
-            if fam_e[t].frames != fam_u[t].frames:
+            if fam_e[t] != fam_u[t]:
                 problems.append(f"trial {t}: the expected and unexpected familiarizations differ "
                                 "(they must be shared frame for frame)")
                 break
-    elif all(fam_e[t].frames == fam_u[t].frames for t in range(N_FAMILIARIZATION)):
+    elif all(fam_e[t] == fam_u[t] for t in range(N_FAMILIARIZATION)):
         problems.append("the expected and unexpected familiarizations are identical (this task "
                         "shows different agents in them)")
-    te, tu = expected.test.frames, unexpected.test.frames
+    te, tu = expected.test, unexpected.test
     if rule.identical_tests:
         if te != tu:
             problems.append("the expected and unexpected test trials differ (they must be "
                             "identical in this task)")
         return problems
-    e0, u0 = te[0], tu[0]
+    e0, u0 = _first_frame(te), _first_frame(tu)
     checks = [
         ("walls", rule.walls, e0.walls, u0.walls),
         ("objects", rule.objects, (e0.objects, e0.key, e0.lock), (u0.objects, u0.key, u0.lock)),
         ("agent shapes", rule.agent_shape, e0.agent and e0.agent.shape,
          u0.agent and u0.agent.shape),
-        ("agent paths", rule.path, [(f.agent and (f.agent.x, f.agent.y)) for f in te],
-         [(f.agent and (f.agent.x, f.agent.y)) for f in tu]),
+        ("agent paths", rule.path, _AgentPath(te), _AgentPath(tu)),
         ("test lengths", rule.length, len(te), len(tu)),
     ]
     if rule.fuse_walls == ABSENT:

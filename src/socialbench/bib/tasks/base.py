@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from socialbench.bib import motion
-from socialbench.bib.schema import CELL, FRAME_SIZE, Block, Frame, Sprite, Trial
+from socialbench.bib.schema import CELL, FRAME_SIZE, Block, Frame, Run, Sprite, Trial
 from socialbench.bib.shapes import ShapeSet
 from socialbench.bib.validate import GOAL_TOUCH_PX
 from socialbench.bib.world import (
@@ -150,17 +150,14 @@ def instrumental(layout: Layout, goal: int, *, key_route: Sequence[Point] | None
     leg3 = motion.walk(to_goal, first=None, goal=layout.objects[goal].centre)
     track = motion.trial_track(layout.home, [leg1, leg2, wait, leg3])
 
-    n = len(track)
     start2 = motion.HOME_FRAMES + len(leg1)  # first frame of the carry
     inserted = start2 + len(leg2)  # first frame without lock and key
-    key_centres: list[tuple[int, int] | None] = [layout.key.centre] * start2
-    key_centres += [(int(p[0] + offset[0]), int(p[1] + offset[1])) for p in track[start2:inserted]]
-    key_centres += [None] * (n - inserted)
     cells = len(order)
     fuse_left = [cells] * inserted + [
-        cells - min(cells, (k + 1) * cells // FUSE_REMOVAL_FRAMES) for k in range(n - inserted)]
-    trial = draw(layout, track, key_centres=key_centres, lock_until=inserted,
-                 fuse_order=order, fuse_left=fuse_left)
+        cells - min(cells, (k + 1) * cells // FUSE_REMOVAL_FRAMES)
+        for k in range(len(track) - inserted)]
+    trial = draw(layout, track, carry=(start2, inserted, offset), fuse_order=order,
+                 fuse_left=fuse_left)
     length = _walked(layout.home, np.concatenate([leg1, leg2, leg3]))
     return Walk(trial, [to_key, to_lock, to_goal], length)
 
@@ -210,85 +207,59 @@ def _blocks_of(cells: tuple[tuple[int, int], ...]) -> tuple[Block, ...]:
     return tuple(Block(c[0] * CELL, c[1] * CELL) for c in cells)
 
 
-def _frame(**fields: Any) -> Frame:
-    """``Frame(**fields)`` with every field given, ~3x faster: a frozen dataclass's ``__init__``
-    sets each field through ``object.__setattr__`` (a trial builds ~80 distinct frames)."""
-    frame = object.__new__(Frame)
-    frame.__dict__.update(fields)
-    return frame
-
-
-def draw(layout: Layout, track: np.ndarray, *, key_centres: Sequence | None = None,
-         lock_until: int | None = None, fuse_order: Sequence[tuple[int, int]] | None = None,
+def draw(layout: Layout, track: np.ndarray, *,
+         carry: tuple[int, int, tuple[int, int]] | None = None,
+         fuse_order: Sequence[tuple[int, int]] | None = None,
          fuse_left: Sequence[int] | None = None) -> Trial:
-    """Frames for an agent track on a layout (plus the key, lock and barrier's changes)."""
+    """The trial of an agent track (icon centres, one row per frame) on a layout, as runs.
+
+    ``carry = (first, gone, offset)``: from frame ``first`` the key moves with the agent (its
+    centre the agent's plus ``offset``); from frame ``gone`` on, the key and the lock are gone.
+    ``fuse_order`` is the order the barrier's cells are removed in, ``fuse_left[i]`` how many
+    are left in frame ``i`` (the barrier keeps the layout's cell order in every frame).
+    """
     walls = _blocks([*layout.walls, *BORDER])  # released order: random cells, then the ring
     objects = tuple(_sprite(o) for o in layout.objects)
     home = _sprite(home_icon(layout.home))
-    # The barrier keeps the layout's cell order in every frame; ``fuse_order`` is the order its
-    # cells are removed in, ``fuse_left[i]`` how many are left in frame i.
-    order = list(fuse_order) if fuse_order is not None else list(layout.fuse)
-    fuse_by_count = {len(order): _blocks(layout.fuse)}
     lock = (_sprite(layout.lock),) if layout.lock is not None else ()
     key_icon_ = layout.key
-    agent_cache: dict[tuple[int, int], Sprite] = {}
-    key_cache: dict[tuple[int, int], tuple[Sprite, ...]] = {}
-    # Equal states share one Frame object (the home and hold frames are most of a trial), which
-    # saves building them and lets writers and renderers cache by identity.
-    frame_cache: dict[tuple, Frame] = {}
-    n_fuse = len(order)
+    static_key = (_sprite(key_icon_),) if key_icon_ is not None else ()
     n = len(track)
-    # Only where the state changes is a frame built: runs of equal states (home, waiting,
-    # holding) repeat one Frame object.
-    columns = [np.asarray(track, dtype=np.int64)]
-    if fuse_left is not None:
-        columns.append(np.asarray(fuse_left, dtype=np.int64)[:, None])
-    if key_centres is not None:
-        columns.append(np.array([c if c is not None else (-1, -1) for c in key_centres],
-                                dtype=np.int64).reshape(n, 2))
-    if lock_until is not None:
-        columns.append((np.arange(n) < lock_until)[:, None].astype(np.int64))
-    states = np.hstack(columns)
-    starts = [0, *(np.flatnonzero((states[1:] != states[:-1]).any(axis=1)) + 1).tolist()]
-    points = track.tolist()
-    frames: list[Frame] = []
-    if fuse_left is None and key_centres is None and lock_until is None:
-        # Only the agent moves (most trials): a run's state is its position, and every frame
-        # shares the same barrier, key and lock.
-        fuse = fuse_by_count[n_fuse]
-        keys = (_sprite(key_icon_, key_icon_.centre),) if key_icon_ is not None else ()
-        by_point: dict[tuple[int, int], Frame] = {}
-        for start, end in zip(starts, [*starts[1:], n], strict=True):
-            point = tuple(points[start])
-            frame = by_point.get(point)
-            if frame is None:
-                frame = by_point[point] = _frame(
-                    walls=walls, objects=objects, agent=_sprite(layout.agent, point), home=home,
-                    fuse_walls=fuse, key=keys, lock=lock, blocking=(), size=FRAME_SIZE)
-            frames.extend([frame] * (end - start))
-        return Trial(frames)
-    for start, end in zip(starts, [*starts[1:], n], strict=True):
-        x, y = points[start]
-        left = n_fuse if fuse_left is None else fuse_left[start]
-        kc = None
-        if key_icon_ is not None:
-            kc = key_icon_.centre if key_centres is None else key_centres[start]
-        locked = lock_until is None or start < lock_until
-        state = (x, y, left, kc, locked)
-        frame = frame_cache.get(state)
-        if frame is None:
-            agent = agent_cache.get((x, y))
-            if agent is None:
-                agent = agent_cache[(x, y)] = _sprite(layout.agent, (x, y))
-            fuse = fuse_by_count.get(left)
-            if fuse is None:
-                removed = set(order[:n_fuse - left])
-                fuse = fuse_by_count[left] = _blocks([c for c in layout.fuse if c not in removed])
-            keys: tuple[Sprite, ...] = ()
-            if kc is not None:
-                keys = key_cache.get(kc) or key_cache.setdefault(kc, (_sprite(key_icon_, kc),))
-            frame = frame_cache[state] = _frame(
-                walls=walls, objects=objects, agent=agent, home=home, fuse_walls=fuse, key=keys,
-                lock=lock if locked else (), blocking=(), size=FRAME_SIZE)
-        frames.extend([frame] * (end - start))
-    return Trial(frames)
+    order = list(fuse_order) if fuse_order is not None else list(layout.fuse)
+    left = np.full(n, len(order), dtype=np.int64) if fuse_left is None else np.asarray(fuse_left)
+    # A run starts where anything but the agent changes: the carry's start and end, and each
+    # removal of barrier cells.
+    starts = {0, *(np.flatnonzero(left[1:] != left[:-1]) + 1).tolist()}
+    if carry is not None:
+        starts |= {carry[0], carry[1]}
+    bounds = sorted(i for i in starts if i < n)
+    corners = np.asarray(track, dtype=np.int64) - layout.agent.half
+    runs = []
+    for start, end in zip(bounds, [*bounds[1:], n], strict=True):
+        keys, key_offset, locks = static_key, None, lock
+        if carry is not None and start >= carry[1]:
+            keys, locks = (), ()
+        elif carry is not None and start >= carry[0]:
+            assert key_icon_ is not None
+            dx, dy = carry[2]
+            cx, cy = track[start]
+            keys = (_sprite(key_icon_, (int(cx + dx), int(cy + dy))),)
+            key_offset = (int(layout.agent.half + dx - key_icon_.half),
+                          int(layout.agent.half + dy - key_icon_.half))
+        kept = int(left[start])
+        removed = set(order[:len(order) - kept])
+        fuse = _blocks([c for c in layout.fuse if c not in removed])
+        template = _template(walls=walls, objects=objects,
+                             agent=_sprite(layout.agent, track[start]), home=home,
+                             fuse_walls=fuse, key=keys, lock=locks, blocking=(),
+                             size=FRAME_SIZE)
+        runs.append(Run(template, corners[start:end], key_offset))
+    return Trial(runs=runs)
+
+
+def _template(**fields: Any) -> Frame:
+    """``Frame(**fields)`` with every field given, without the frozen dataclass's per-field
+    ``object.__setattr__``."""
+    frame = object.__new__(Frame)
+    frame.__dict__.update(fields)
+    return frame
