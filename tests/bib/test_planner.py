@@ -13,6 +13,7 @@ from socialbench.core.grid_planning import (
     cell_path_cost,
     plan_points,
     polyline_length,
+    reachable,
     segment_clear,
     smooth,
 )
@@ -79,6 +80,16 @@ def test_astar_matches_brute_force_lengths(name: str) -> None:
         assert cell_path_cost(path) == pytest.approx(truth[goal])
         for a, b in zip(path, path[1:], strict=False):  # legal moves only
             assert max(abs(a[0] - b[0]), abs(a[1] - b[1])) == 1 and not blocked[b]
+
+
+@pytest.mark.parametrize("name", sorted(MAZES))
+def test_reachable_exactly_where_astar_finds_a_path(name: str) -> None:
+    blocked = grid_from(MAZES[name])
+    w, h = blocked.shape
+    cells = [(x, y) for x in range(-1, w + 1) for y in range(-1, h + 1)]  # walls, off-grid too
+    for start in cells:
+        for goal in cells:
+            assert reachable(blocked, start, goal) == (astar(blocked, start, goal) is not None)
 
 
 def test_no_corner_cutting_between_diagonal_walls() -> None:

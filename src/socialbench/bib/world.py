@@ -9,14 +9,15 @@ one trial; the task recipes in :mod:`socialbench.bib.tasks` make layouts, and
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 
 from socialbench.bib.schema import CELL, GRID
 from socialbench.bib.shapes import HOME_PATH, KEY_PATH, LOCK_PATH, ShapeSet
+from socialbench.core.grid_planning import flood
 
 Cell = tuple[int, int]
 Point = tuple[float, float]
@@ -93,11 +94,15 @@ class Layout:
         return blocked_grid((*self.walls, *self.fuse) if with_fuse else self.walls)
 
 
+_RING = np.zeros((GRID, GRID), dtype=bool)
+_RING[[0, -1], :] = True
+_RING[:, [0, -1]] = True
+_RING.setflags(write=False)  # copied by every blocked grid (copying is cheaper than building)
+
+
 def blocked_grid(cells: Iterable[Cell]) -> np.ndarray:
     """``blocked[col, row]``: the border ring and ``cells``."""
-    grid = np.zeros((GRID, GRID), dtype=bool)
-    grid[[0, -1], :] = True
-    grid[:, [0, -1]] = True
+    grid = _RING.copy()
     for c in cells:
         grid[c] = True
     return grid
@@ -121,7 +126,8 @@ def jittered(rng: np.random.Generator, c: Cell, jitter: int = JITTER_PX) -> tupl
 def free_cells(blocked: np.ndarray, exclude: Iterable[Cell] = ()) -> list[Cell]:
     """Interior cells that are not blocked nor excluded, in a fixed order."""
     skip = set(exclude)
-    return [c for c in INTERIOR if not blocked[c] and c not in skip]
+    grid = blocked.tolist()  # plain lists: numpy indexing per cell costs more than the test
+    return [c for c in INTERIOR if not grid[c[0]][c[1]] and c not in skip]
 
 
 def pick(rng: np.random.Generator, cells: Sequence[Cell]) -> Cell:
@@ -132,19 +138,27 @@ def pick(rng: np.random.Generator, cells: Sequence[Cell]) -> Cell:
 
 def connected(blocked: np.ndarray) -> bool:
     """True when every free cell can reach every other (axis moves suffice without corners)."""
-    grid = blocked.tolist()  # plain lists: numpy indexing per cell costs more than the search
-    free = [c for c in INTERIOR if not grid[c[0]][c[1]]]
-    if not free:
-        return False
-    seen = {free[0]}
-    todo = deque([free[0]])
-    while todo:
-        x, y = todo.popleft()
-        for n in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
-            if not grid[n[0]][n[1]] and n not in seen:
-                seen.add(n)
-                todo.append(n)
-    return len(seen) == len(free)
+    return _connected(_free_bits(blocked))
+
+
+# Cell sets as bits of an int, cell (c, r) at bit c * GRID + r, for flood fills.
+def _bit(c: Cell) -> int:
+    return 1 << (c[0] * GRID + c[1])
+
+
+_INTERIOR_BITS = sum(_bit(c) for c in INTERIOR)
+
+
+def _free_bits(blocked: np.ndarray) -> int:
+    """The free interior cells of a ``GRID x GRID`` blocked grid, as bits."""
+    bits = np.packbits(~blocked.ravel(), bitorder="little").tobytes()
+    return int.from_bytes(bits, "little") & _INTERIOR_BITS
+
+
+def _connected(free: int) -> bool:
+    """True when the interior cells in ``free`` form one 4-connected region (not none). Only
+    interior bits are ever set: the ring keeps a flood from wrapping across an edge."""
+    return bool(free) and flood(free, free & -free, GRID) == free
 
 
 def random_walls(rng: np.random.Generator, count: int, keep_free: Iterable[Cell] = (),
@@ -154,20 +168,19 @@ def random_walls(rng: np.random.Generator, count: int, keep_free: Iterable[Cell]
     Cells in ``keep_free`` stay free; ``base`` (a blocked grid) marks cells already walled.
     Cells that would cut the free space in two are skipped, so fewer may come back.
     """
-    grid = base.copy() if base is not None else Layout((), (0, 0), _NOBODY).blocked()
+    grid = base if base is not None else blocked_grid(())
+    free = _free_bits(grid)
     keep = set(keep_free)
-    candidates = [c for c in INTERIOR if not grid[c] and c not in keep]
+    candidates = [c for c in free_cells(grid) if c not in keep]
     order = rng.permutation(len(candidates))
     walls: list[Cell] = []
     for i in order:
         if len(walls) >= count:
             break
         c = candidates[int(i)]
-        grid[c] = True
-        if connected(grid):
+        if _connected(free & ~_bit(c)):
             walls.append(c)
-        else:
-            grid[c] = False
+            free &= ~_bit(c)
     return tuple(walls)
 
 
@@ -229,21 +242,29 @@ def lock_icon(centre: tuple[int, int]) -> Icon:
     return Icon(centre, LOCK_HALF, LOCK_PATH, LOCK_COLOR)
 
 
-_NOBODY = Icon((0, 0), AGENT_HALF, "", (0, 0, 0))
-
-
 def near(c: Cell, radius: int, blocked: np.ndarray, exclude: Iterable[Cell] = ()) -> list[Cell]:
     """Free interior cells within Chebyshev distance ``radius`` of ``c`` (``c`` included)."""
-    skip = set(exclude)
-    return [n for n in INTERIOR if max(abs(n[0] - c[0]), abs(n[1] - c[1])) <= radius
-            and not blocked[n] and n not in skip]
+    return _unblocked(_within(c, radius, True), blocked, exclude)
 
 
 def far(c: Cell, radius: int, blocked: np.ndarray, exclude: Iterable[Cell] = ()) -> list[Cell]:
     """Free interior cells at Chebyshev distance ``radius`` or more from ``c``."""
+    return _unblocked(_within(c, radius, False), blocked, exclude)
+
+
+@lru_cache(maxsize=4096)
+def _within(c: Cell, radius: int, inside: bool) -> tuple[Cell, ...]:
+    """Interior cells, in order, at Chebyshev distance <= ``radius`` from ``c`` (``inside``)
+    or >= ``radius`` (not ``inside``): the same few centres and radii recur (cached)."""
+    dist = [max(abs(n[0] - c[0]), abs(n[1] - c[1])) for n in INTERIOR]
+    return tuple(n for n, d in zip(INTERIOR, dist, strict=True)
+                 if (d <= radius if inside else d >= radius))
+
+
+def _unblocked(cells: Iterable[Cell], blocked: np.ndarray, exclude: Iterable[Cell]) -> list[Cell]:
     skip = set(exclude)
-    return [n for n in INTERIOR if max(abs(n[0] - c[0]), abs(n[1] - c[1])) >= radius
-            and not blocked[n] and n not in skip]
+    grid = blocked.tolist()  # plain lists: numpy indexing per cell costs more than the test
+    return [n for n in cells if not grid[n[0]][n[1]] and n not in skip]
 
 
 def wall_count(rng: np.random.Generator, low: int = 4, high: int = 12) -> int:
