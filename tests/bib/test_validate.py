@@ -281,3 +281,23 @@ def test_first_overlap_names_the_first_frame_when_frames_repeat() -> None:
     assert first([free, hit, fused, hit]).startswith("frame 1: the agent overlaps the wall")
     assert first([fused, hit, fused]) == ("frame 0: the agent overlaps the fuse wall at "
                                           "(40, 100)")
+
+
+def test_overlap_lookup_on_the_cell_grid_equals_comparing_every_block() -> None:
+    """The occupancy-grid shortcut for whole-cell blocks finds exactly the squares that the
+    block-by-block comparison finds (touching is not overlapping)."""
+    import numpy as np
+
+    from socialbench.bib.validate import _overlapping_rows
+
+    rng = np.random.default_rng(0)
+    cells = {(int(x), int(y)) for x, y in rng.integers(0, 10, size=(30, 2))}
+    walls = tuple(Block(20 * x, 20 * y) for x, y in sorted(cells))
+    xy = np.vstack([rng.uniform(-15, 205, size=(4000, 2)),
+                    rng.integers(-1, 11, size=(400, 2)) * 20.0])  # squares flush with cells
+    side = rng.choice([1.0, 12.0, 18.0, 20.0], size=len(xy))
+    fast = _overlapping_rows(walls, xy, side)
+    # A far-away block off the grid makes every block be compared one by one.
+    slow = _overlapping_rows((*walls, Block(-500, -500, 1, 1)), xy, side)
+    assert 0 < len(fast) < len(xy)
+    assert np.array_equal(fast, slow)

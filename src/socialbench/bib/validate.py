@@ -150,21 +150,46 @@ def _first_overlap(segments: _Segments) -> str | None:
                 values[id(value)] = value
         for key, members in groups.items():
             blocks = values[key]
-            b = _box_array(blocks)
             rows = np.concatenate([np.arange(*bounds[k]) for k in members])
-            x0, y0 = xy[rows, 0:1], xy[rows, 1:2]
-            x1, y1 = x0 + side[rows, None], y0 + side[rows, None]
-            hit = (x0 < b[:, 2]) & (b[:, 0] < x1) & (y0 < b[:, 3]) & (b[:, 1] < y1)
-            any_hit = hit.any(axis=1)
-            if any_hit.any():
-                row = int(np.argmax(any_hit))
-                col = int(np.argmax(hit[row]))
+            frame_hits = _overlapping_rows(blocks, xy[rows], side[rows])
+            if len(frame_hits):
+                row = int(frame_hits[0])
+                b = _box_array(blocks)
+                (x0, y0), x1, y1 = xy[rows[row]], *(xy[rows[row]] + side[rows[row]])
+                col = int(np.argmax((x0 < b[:, 2]) & (b[:, 0] < x1) & (y0 < b[:, 3])
+                                    & (b[:, 1] < y1)))
                 frame = int(rows[row])
                 if first_hit is None or frame < first_hit[0]:
                     first_hit = (frame, f"{kind} at ({blocks[col].x}, {blocks[col].y})")
     if first_hit is None:
         return None
     return f"frame {first_hit[0]}: the agent overlaps the {first_hit[1]}"
+
+
+def _overlapping_rows(blocks: tuple[Block, ...], xy: np.ndarray, side: np.ndarray) -> np.ndarray:
+    """Indices of the squares (corner ``xy``, side ``side``) that overlap any block, in order.
+
+    Blocks that are whole grid cells (all walls are) are looked up in an occupancy grid: a
+    square no wider than a cell covers at most 2 x 2 cells. Other blocks, or wider squares,
+    are compared with every block.
+    """
+    grid_cells = all(b.x % CELL == 0 and b.y % CELL == 0 and b.width == CELL == b.height
+                     and 0 <= b.x < GRID * CELL and 0 <= b.y < GRID * CELL for b in blocks)
+    if grid_cells and len(side) and side.min() > 0 and side.max() <= CELL:
+        occupied = np.zeros((GRID + 2, GRID + 2), dtype=bool)  # a margin for squares outside
+        occupied[[b.y // CELL + 1 for b in blocks], [b.x // CELL + 1 for b in blocks]] = True
+        # Cell c spans [20c, 20c + 20): a square [x0, x1) overlaps it when c is between
+        # floor(x0 / 20) and ceil(x1 / 20) - 1.
+        lo = np.clip(np.floor(xy / CELL), -1, GRID).astype(int) + 1
+        hi = np.clip(np.ceil((xy + side[:, None]) / CELL) - 1, -1, GRID).astype(int) + 1
+        hit = (occupied[lo[:, 1], lo[:, 0]] | occupied[lo[:, 1], hi[:, 0]]
+               | occupied[hi[:, 1], lo[:, 0]] | occupied[hi[:, 1], hi[:, 0]])
+        return np.flatnonzero(hit)
+    b = _box_array(blocks)
+    x0, y0 = xy[:, 0:1], xy[:, 1:2]
+    x1, y1 = x0 + side[:, None], y0 + side[:, None]
+    return np.flatnonzero(((x0 < b[:, 2]) & (b[:, 0] < x1) & (y0 < b[:, 3])
+                           & (b[:, 1] < y1)).any(axis=1))
 
 
 def _changes(segments: _Segments, name: str) -> int | None:
