@@ -21,6 +21,7 @@ validation: the last 20 % by sorted name within each task, recorded in the manif
 from __future__ import annotations
 
 import gc
+import hashlib
 import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
@@ -31,14 +32,14 @@ from typing import Any
 
 import numpy as np
 
-from socialbench.bib.io import dump_episodes
+from socialbench.bib.io import write_chunks, write_episodes
 from socialbench.bib.schema import CELL, Block, Episode, Frame, Run, Trial
 from socialbench.bib.shapes import NEW, TRAIN, ShapeSet
 from socialbench.bib.tasks import EVAL_TASKS, TRAIN_TASKS, Built, Recipe
 from socialbench.bib.validate import validate_episodes, validate_pair
 from socialbench.bib.video import write_episode_video
 from socialbench.bib.world import BORDER, Resample
-from socialbench.core.runner import Job, run_jobs
+from socialbench.core.runner import Job, Written, run_jobs, sha256_file
 from socialbench.core.seeding import derive_seed
 from socialbench.errors import UserError
 
@@ -200,14 +201,14 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def build_job(job: Job, staging: Path) -> dict[str, str]:
+def build_job(job: Job, staging: Path) -> Written:
     """The runner's builder: write one episode's files (and its ``_meta``) under ``staging``;
-    return the JSON files' SHA-256, hashed as written (the runner hashes the rest)."""
+    return every file's size and SHA-256, measured as written."""
     with _gc_paused():
         return _build_job(job, staging)
 
 
-def _build_job(job: Job, staging: Path) -> dict[str, str]:
+def _build_job(job: Job, staging: Path) -> Written:
     p = job.params
     split = SPLITS[p["split"]]
     recipe = split.tasks[p["task"]]
@@ -217,27 +218,32 @@ def _build_job(job: Job, staging: Path) -> dict[str, str]:
     outcomes = [(True, built.expected)]
     if built.unexpected is not None:
         outcomes.append((False, built.unexpected))
-    files = []
+    episodes = []
     frames = {}
     for expected, trials in outcomes:
-        stem = ident + ("e" if expected else "u")
-        files.append((_episode(trials, ident, recipe.name, expected),
-                      staging / recipe.name / stem))
+        stem = f"{recipe.name}/{ident}{'e' if expected else 'u'}"
+        episodes.append((stem, _episode(trials, ident, recipe.name, expected)))
         frames[stem[-1]] = sum(len(t) for t in trials)
-    paths = [stem.with_suffix(".json") for _, stem in files]
-    hashed = dump_episodes([(episode, path) for (episode, _), path in zip(files, paths,
-                                                                            strict=True)])
-    digests = {path.relative_to(staging).as_posix(): digest
-               for path, digest in zip(paths, hashed, strict=True)}
+    records: dict[str, dict[str, Any]] = {}
+    # Staging is private to this process: files go straight to their names (the runner moves
+    # them into place once the job is complete).
+    written = write_episodes([(episode, staging / f"{stem}.json") for stem, episode in episodes],
+                             atomic=False)
+    for (stem, _), (size, digest) in zip(episodes, written, strict=True):
+        records[f"{stem}.json"] = {"bytes": size, "sha256": digest}
     if p["video"]:
-        for episode, stem in files:
-            write_episode_video(episode, stem.with_suffix(".mp4"))
+        for stem, episode in episodes:
+            path = staging / f"{stem}.mp4"
+            write_episode_video(episode, path)
+            records[f"{stem}.mp4"] = {"bytes": path.stat().st_size, "sha256": sha256_file(path)}
     meta = {"task": recipe.name, "id": ident, "split": split.name, "index": p["index"],
             "seed": job.seed, "frames": frames, **built.meta}
-    meta_path = staging / META_DIR / recipe.name / f"{ident}.json"
-    meta_path.parent.mkdir(parents=True, exist_ok=True)
-    meta_path.write_text(json.dumps(meta, sort_keys=True, indent=1))
-    return digests
+    meta_rel = f"{META_DIR}/{recipe.name}/{ident}.json"
+    meta_bytes = json.dumps(meta, sort_keys=True, indent=1).encode()
+    write_chunks(staging / meta_rel, [meta_bytes])
+    records[meta_rel] = {"bytes": len(meta_bytes),
+                         "sha256": hashlib.sha256(meta_bytes).hexdigest()}
+    return Written(records)
 
 
 def make_jobs(split: Split, tasks: Sequence[str], episodes: Mapping[str, int], seed: int,

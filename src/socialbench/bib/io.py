@@ -597,25 +597,55 @@ def dump_episodes(items: Sequence[tuple[Episode, Path]]) -> list[str]:
     """Write several episodes' JSON files (e.g. a pair, serialising their shared trials once),
     each atomically; return each file's SHA-256 (hex), hashed from the bytes as they are written
     (so the generation runner need not read the files back)."""
+    return [digest for _, digest in write_episodes(items)]
+
+
+def write_episodes(items: Sequence[tuple[Episode, Path]], *,
+                   atomic: bool = True) -> list[tuple[int, str]]:
+    """:func:`dump_episodes`, returning each file's size and SHA-256.
+
+    ``atomic=False`` writes each file under its own name directly (for a private staging
+    folder, whose files are moved into place only when complete); missing folders are made.
+    """
     files = _episodes_to_chunks([episode for episode, _ in items])
     digests = _sha256s(files)
-    folders: set[Path] = set()  # a pair's two files share one (each mkdir is a system call)
-    for (_, path), chunks in zip(items, files, strict=True):
+    written = []
+    for (_, path), chunks, digest in zip(items, files, digests, strict=True):
         path = Path(path)
-        if path.parent not in folders:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            folders.add(path.parent)
-        tmp = path.with_name(f".{path.name}.part")
+        target = path.with_name(f".{path.name}.part") if atomic else path
         try:
-            with open(tmp, "wb", buffering=0) as handle:  # chunks go straight to the file
-                for chunk in chunks:
-                    view = memoryview(chunk)
-                    while view:  # an unbuffered write may write less than it was given
-                        view = view[handle.write(view):]
-            os.replace(tmp, path)
+            size = write_chunks(target, chunks)
+            if atomic:
+                os.replace(target, path)
         finally:
-            tmp.unlink(missing_ok=True)
-    return digests
+            if atomic:
+                target.unlink(missing_ok=True)
+        written.append((size, digest))
+    return written
+
+
+def write_chunks(path: Path, chunks: Sequence[bytes | memoryview]) -> int:
+    """Write the chunks as the file ``path`` (its folder made if missing); return its size."""
+    size = 0
+    # One write per chunk: measured faster here than one writev of them all or a joined buffer.
+    with open(_create(path), "wb", buffering=0) as handle:
+        for chunk in chunks:
+            view = memoryview(chunk)
+            size += len(view)
+            while view:  # an unbuffered write may write less than it was given
+                view = view[handle.write(view):]
+    return size
+
+
+def _create(path: Path) -> int:
+    """A new (or emptied) file's descriptor; its folder is made only when missing (tried first:
+    it is almost always there, and each mkdir is a system call)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0)
+    try:
+        return os.open(path, flags, 0o666)
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return os.open(path, flags, 0o666)
 
 
 def _sha256s(files: Sequence[Sequence[bytes | memoryview]]) -> list[str]:

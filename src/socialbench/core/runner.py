@@ -25,7 +25,7 @@ import os
 import shutil
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from socialbench.core.paths import safe_join
@@ -51,12 +51,22 @@ class Job:
     params: Mapping[str, Any] = field(default_factory=dict)
 
 
-# A builder writes a job's files under ``staging`` (any sub-folders); the runner moves everything
-# it wrote to the same relative places under the output root. It must be a module-level function
-# so worker processes can import it. It may return the SHA-256 (hex) of files it hashed as it
-# wrote them, by path relative to ``staging`` (saves re-reading them); the rest are read and hashed.
-# ``staging`` holds no files when a job starts, but may hold empty folders of earlier jobs.
-Builder = Callable[[Job, Path], Mapping[str, str] | None]
+@dataclass(frozen=True)
+class Written:
+    """A builder's account of every file it wrote: path relative to ``staging`` -> its record,
+    ``{"bytes": size, "sha256": hex digest}``. The runner then moves exactly these files without
+    listing, measuring or hashing them again."""
+
+    records: Mapping[str, Mapping[str, Any]]
+
+
+# A builder writes a job's files under ``staging`` (any sub-folders); the runner moves them to the
+# same relative places under the output root. It must be a module-level function so worker
+# processes can import it. It may return :class:`Written` (all its files, measured and hashed as
+# written); or the SHA-256 (hex) of some files by relative path, the rest being found by listing
+# ``staging`` and hashed by reading; or None. ``staging`` holds no files when a job starts, but
+# may hold empty folders of earlier jobs.
+Builder = Callable[[Job, Path], "Written | Mapping[str, str] | None"]
 
 
 def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
@@ -105,25 +115,41 @@ def _build_one(args: tuple[Builder, Job, str]) -> tuple[str, dict[str, dict[str,
     except BaseException:
         _reset(staging)  # no half-built file may be taken for the next job's
         raise
-    digests = returned if isinstance(returned, Mapping) else {}  # other returns: ignored
-    records: dict[str, dict[str, Any]] = {}
-    entries = list(staging.rglob("*"))
-    produced = sorted(p for p in entries if p.is_file())
-    for src in produced:
-        rel = src.relative_to(staging).as_posix()
-        digest = digests.get(rel)
-        records[rel] = {"bytes": src.stat().st_size,
-                        "sha256": digest if digest is not None else sha256_file(src)}
-    made: set[Path] = set()  # a job's files often share a folder (each mkdir is a system call)
-    for src in produced:
-        dst = safe_join(out_dir, src.relative_to(staging).as_posix())
-        if dst.parent not in made:
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            made.add(dst.parent)
-        os.replace(src, dst)  # complete files only ever appear under their final names
-    if len(entries) - len(produced) > _MAX_KEPT_FOLDERS:
+    too_many_folders = False
+    if isinstance(returned, Written):
+        records = {rel: dict(record) for rel, record in returned.records.items()}
+        rels = sorted(records)
+    else:
+        digests = returned if isinstance(returned, Mapping) else {}  # other returns: ignored
+        entries = list(staging.rglob("*"))
+        produced = sorted(p for p in entries if p.is_file())
+        rels = [src.relative_to(staging).as_posix() for src in produced]
+        records = {}
+        for rel, src in zip(rels, produced, strict=True):
+            digest = digests.get(rel)
+            records[rel] = {"bytes": src.stat().st_size,
+                            "sha256": digest if digest is not None else sha256_file(src)}
+        too_many_folders = len(entries) - len(produced) > _MAX_KEPT_FOLDERS
+    for rel in rels:
+        pure = PurePosixPath(rel)  # the builder's own names: a lexical check is enough
+        if pure.is_absolute() or ".." in pure.parts:
+            raise ValueError(f"builder wrote {rel!r}: paths must stay inside staging")
+        _move_into_place(staging / pure, out_dir / pure)
+    if too_many_folders:
         _reset(staging)
     return job.name, records
+
+
+def _move_into_place(src: Path, dst: Path) -> None:
+    """``os.replace(src, dst)``, making dst's folder when it is missing (tried first: a job's
+    folders almost always exist already, and each mkdir is a system call)."""
+    try:
+        os.replace(src, dst)  # complete files only ever appear under their final names
+    except FileNotFoundError:
+        if not src.exists():
+            raise
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(src, dst)
 
 
 def _read_journal(out_dir: Path) -> dict[str, dict[str, dict[str, Any]]]:
