@@ -57,3 +57,27 @@ def test_slower_step_for_time_control() -> None:
     slow = motion.walk([(0, 0), (100, 0)], step=1.0)
     assert len(slow) > len(fast)
     assert np.abs(np.diff(slow, axis=0)).max() <= 1
+
+
+def test_walk_equals_its_segments_one_after_the_other() -> None:
+    """walk computes all segments in one pass: the same positions as segment_steps in turn
+    (any steps, first steps, zero-length segments, float waypoints, a goal that cuts it)."""
+    rng = np.random.default_rng(1)
+    for _ in range(2000):
+        points = [tuple(rng.uniform(0, 200, 2)) if rng.random() < 0.5
+                  else tuple(map(float, rng.integers(0, 200, 2)))
+                  for _ in range(int(rng.integers(1, 6)))]
+        if len(points) > 1 and rng.random() < 0.2:
+            points[1] = points[0]
+        step = float(rng.choice([2.0, 1.0, rng.uniform(0.5, 3)]))
+        first = [None, 1.0, float(rng.uniform(0.5, 3))][int(rng.integers(3))]
+        goal = points[-1] if rng.random() < 0.5 else None
+        parts = [motion.segment_steps(a, b, step=step, first=first if i == 0 else None)
+                 for i, (a, b) in enumerate(zip(points, points[1:], strict=False))]
+        expected = np.concatenate(parts) if parts else np.empty((0, 2), dtype=np.int64)
+        if goal is not None and len(expected):
+            near = np.hypot(*(expected - goal).T) <= motion.TOUCH_PX
+            if near.any():
+                expected = expected[: int(np.argmax(near)) + 1]
+        got = motion.walk(points, step=step, first=first, goal=goal)
+        assert got.dtype == np.int64 and np.array_equal(got, expected)

@@ -166,6 +166,31 @@ def _first_overlap(segments: _Segments) -> str | None:
     return f"frame {first_hit[0]}: the agent overlaps the {first_hit[1]}"
 
 
+_OCCUPANCY: dict[int, tuple[tuple[Block, ...], np.ndarray | None]] = {}
+_OCCUPANCY_KEPT = 64  # block tuples remembered (a pair's trials share a few)
+
+
+def _occupancy(blocks: tuple[Block, ...]) -> np.ndarray | None:
+    """The cells the blocks fill, with a one-cell margin all round, or None when a block is not
+    a whole grid cell. Remembered by identity (the tuple is kept, so its id is not reused):
+    the trials of an episode share their wall tuples."""
+    known = _OCCUPANCY.get(id(blocks))
+    if known is not None:
+        return known[1]
+    b = _box_array(blocks)
+    cells = b[:, :2] // CELL
+    whole = bool((b[:, :2] % CELL == 0).all() and (b[:, 2:] - b[:, :2] == CELL).all()
+                 and ((cells >= 0) & (cells < GRID)).all())
+    occupied = None
+    if whole:
+        occupied = np.zeros((GRID + 2, GRID + 2), dtype=bool)
+        occupied[cells[:, 1].astype(int) + 1, cells[:, 0].astype(int) + 1] = True
+    if len(_OCCUPANCY) >= _OCCUPANCY_KEPT:
+        _OCCUPANCY.clear()
+    _OCCUPANCY[id(blocks)] = (blocks, occupied)
+    return occupied
+
+
 def _overlapping_rows(blocks: tuple[Block, ...], xy: np.ndarray, side: np.ndarray) -> np.ndarray:
     """Indices of the squares (corner ``xy``, side ``side``) that overlap any block, in order.
 
@@ -173,11 +198,8 @@ def _overlapping_rows(blocks: tuple[Block, ...], xy: np.ndarray, side: np.ndarra
     square no wider than a cell covers at most 2 x 2 cells. Other blocks, or wider squares,
     are compared with every block.
     """
-    grid_cells = all(b.x % CELL == 0 and b.y % CELL == 0 and b.width == CELL == b.height
-                     and 0 <= b.x < GRID * CELL and 0 <= b.y < GRID * CELL for b in blocks)
-    if grid_cells and len(side) and side.min() > 0 and side.max() <= CELL:
-        occupied = np.zeros((GRID + 2, GRID + 2), dtype=bool)  # a margin for squares outside
-        occupied[[b.y // CELL + 1 for b in blocks], [b.x // CELL + 1 for b in blocks]] = True
+    occupied = _occupancy(blocks)
+    if occupied is not None and len(side) and side.min() > 0 and side.max() <= CELL:
         # Cell c spans [20c, 20c + 20): a square [x0, x1) overlaps it when c is between
         # floor(x0 / 20) and ceil(x1 / 20) - 1.
         lo = np.clip(np.floor(xy / CELL), -1, GRID).astype(int) + 1
