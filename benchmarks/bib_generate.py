@@ -17,12 +17,21 @@ generation job separately on the same episodes:
 then the end-to-end rates through the runner's builder (``generate.build_job``), JSON-only and
 with video, and prints them beside the raw encode rate (target: with video >= 70 % of it).
 ``--json-only`` skips the video stages (draw, encode, end-to-end with video).
+
+Last, the whole JSON-only command as a user runs it (``generate.generate``: worker processes,
+staging, journal, manifest, audit; wall clock, ``--command-episodes`` per task, ``--workers``
+processes, into a fresh folder under ``--dir``), beside its reference in the same run: the same
+number of processes only writing files of the same sizes (the disk's and kernel's share, which
+no generator can beat). ``--command-episodes 0`` skips it.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import multiprocessing
+import os
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -31,6 +40,7 @@ from socialbench.bib.generate import (
     SPLITS,
     build_episode,
     build_job,
+    generate,
     make_jobs,
     parse_tasks,
     problems,
@@ -41,6 +51,7 @@ from socialbench.bib.schema import FPS, Episode
 from socialbench.bib.tasks import base
 from socialbench.bib.video import episode_frames
 from socialbench.core import grid_planning
+from socialbench.core.runner import load_manifest
 from socialbench.core.video import write_mp4
 
 
@@ -58,6 +69,11 @@ def main() -> None:
     parser.add_argument("--tasks", default=None, help="comma-separated task folders")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json-only", action="store_true", help="skip the video stages")
+    parser.add_argument("--command-episodes", type=int, default=40,
+                        help="episodes per task for the whole-command run (0: skip it)")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                        help="worker processes for the whole-command run")
+    parser.add_argument("--dir", default=None, help="folder for the whole-command run's files")
     args = parser.parse_args()
     split = SPLITS[args.split]
     tasks = parse_tasks(split, args.tasks)
@@ -121,18 +137,19 @@ def main() -> None:
         cold_caches()
         t0 = clock()
         for k, job in enumerate(jobs):
-            build_job(job, root / "json-only" / str(k))
+            build_job(job, root / "json-only")  # one staging folder, as in a run
         t_json_only = clock() - t0
         if args.json_only:
             _print_json_only(split.name, n, len(tasks), args.episodes, len(episodes),
                              frames_total, t_build, t_check, t_json, t_json_only)
+            whole_command(args, split.name, tasks)
             return
         video_jobs = make_jobs(split, tasks, {t: args.episodes for t in tasks}, args.seed,
                                video=True)
         cold_caches()
         t0 = clock()
         for k, job in enumerate(video_jobs):
-            build_job(job, root / "video" / str(k))
+            build_job(job, root / "video")
         t_video = clock() - t0
 
     per = 1000.0 / n
@@ -154,6 +171,7 @@ def main() -> None:
           "file, folders, renames)")
     print(f"  (CPU-time rates; whole script: {time.perf_counter() - wall0:.0f} s wall, "
           f"{time.process_time():.0f} s CPU)")
+    whole_command(args, split.name, tasks)
 
 
 def _print_json_only(split: str, n: int, n_tasks: int, per_task: int, files: int, frames: int,
@@ -168,6 +186,46 @@ def _print_json_only(split: str, n: int, n_tasks: int, per_task: int, files: int
     print(f"  JSON-only, stage sum (build + check + JSON): "
           f"{n / (t_build + t_check + t_json):6.2f} episodes/s")
     print(f"  (CPU-time rates; whole script: {time.process_time():.0f} s CPU)")
+
+
+def whole_command(args: argparse.Namespace, split: str, tasks: list[str]) -> None:
+    """Wall-clock rate of the JSON-only command with worker processes, and of only writing
+    files of the same sizes with as many processes."""
+    if args.command_episodes <= 0:
+        return
+    with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
+        out = Path(tmp) / "dataset"
+        os.sync()  # earlier runs' dirty pages are not this run's to write back
+        t0 = time.perf_counter()
+        generate(out, split, tasks=tasks, episodes=args.command_episodes, seed=args.seed,
+                 workers=args.workers, video=False, show_progress=False)
+        t_command = time.perf_counter() - t0
+        files = load_manifest(out)["files"]
+        sizes = [record["bytes"] for rel, record in sorted(files.items())]
+        total = sum(sizes)
+        shutil.rmtree(out)
+        os.sync()
+        t0 = time.perf_counter()
+        with multiprocessing.get_context("fork").Pool(args.workers) as pool:
+            pool.starmap(_write_sized, [(Path(tmp) / "raw", k, size)
+                                        for k, size in enumerate(sizes)], chunksize=8)
+        t_raw = time.perf_counter() - t0
+    pairs = args.command_episodes * len(tasks)
+    print(f"  whole command, {args.workers} workers, {pairs} episodes ({total / 2**30:.2f} GiB): "
+          f"{t_command:.2f} s = {pairs / t_command:.1f} episodes/s wall (target >= 100)")
+    print(f"  reference, {args.workers} processes only writing files of the same sizes: "
+          f"{t_raw:.2f} s = {pairs / t_raw:.1f} episodes/s ({total / 2**20 / t_raw:.0f} MiB/s)")
+
+
+_BLOCK = bytes(range(256)) * 1024  # 256 KiB written over and over
+
+
+def _write_sized(folder: Path, k: int, size: int) -> None:
+    path = folder / f"{k % 16}" / f"{k}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb", buffering=0) as handle:
+        for start in range(0, size, len(_BLOCK)):
+            handle.write(_BLOCK[:min(len(_BLOCK), size - start)])
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ a one-line :class:`DataFileError` naming the file and the place (trial and frame
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -421,29 +422,39 @@ def episodes_to_json(episodes: Sequence[Episode]) -> list[str]:
     identical to the original; equal to :func:`episode_to_json_reference` (``json.dumps`` of
     :func:`frame_to_dict` per frame), only faster: see :class:`_JsonPieces`.
     """
-    return [b"".join(chunks).decode() for chunks in _episodes_to_chunks(episodes)]
+    encode = _TrialBytes()
+    return [b"".join(map(encode, layout)).decode() for layout in _file_layouts(episodes)]
 
 
-def _episodes_to_chunks(episodes: Sequence[Episode]) -> list[list[bytes | memoryview]]:
-    """Each episode's JSON (as :func:`episodes_to_json`) as byte chunks to write in turn.
-
-    A file is ~2 MB: joining it into one text, bracketing and encoding it would copy it three
-    more times. Here each distinct trial is encoded once (a pair shares its familiarization
-    trials) and the file is written as the chunks ``[``, ``[``, trial, ``]``, ``, [``, ...
-    """
-    pieces = _JsonPieces()
-    encoded: dict[int, bytes | memoryview] = {}
-    out = []
+def _file_layouts(episodes: Sequence[Episode]) -> list[list[bytes | Trial]]:
+    """Each episode's file as its pieces: ``[``, ``[``, trial, ``]``, ``, [``, trial, ``]``,
+    ..., ``]``; a trial stands for its text (:class:`_TrialBytes`). A ~2 MB file is never
+    joined into one text: its pieces are written in turn."""
+    layouts = []
     for episode in episodes:
-        chunks: list[bytes | memoryview] = [b"["]
+        layout: list[bytes | Trial] = [b"["]
         for k, trial in enumerate(episode.trials):
-            data = encoded.get(id(trial))
-            if data is None:  # the trial stays referenced by the episode: its id is not reused
-                data = encoded[id(trial)] = pieces.trial_bytes(trial)
-            chunks += (b", [" if k else b"[", data, b"]")
-        chunks.append(b"]")
-        out.append(chunks)
-    return out
+            layout += (b", [" if k else b"[", trial, b"]")
+        layout.append(b"]")
+        layouts.append(layout)
+    return layouts
+
+
+class _TrialBytes:
+    """A layout piece's bytes; each distinct trial (a pair shares its familiarization) is
+    encoded once. The trials stay referenced by their episodes, so their ids are not reused."""
+
+    def __init__(self) -> None:
+        self._pieces = _JsonPieces()
+        self._encoded: dict[int, bytes | memoryview] = {}
+
+    def __call__(self, item: bytes | Trial) -> bytes | memoryview:
+        if not isinstance(item, Trial):
+            return item
+        data = self._encoded.get(id(item))
+        if data is None:
+            data = self._encoded[id(item)] = self._pieces.trial_bytes(item)
+        return data
 
 
 class _JsonPieces:
@@ -607,34 +618,66 @@ def write_episodes(items: Sequence[tuple[Episode, Path]], *,
     ``atomic=False`` writes each file under its own name directly (for a private staging
     folder, whose files are moved into place only when complete); missing folders are made.
     """
-    files = _episodes_to_chunks([episode for episode, _ in items])
-    digests = _sha256s(files)
-    written = []
-    for (_, path), chunks, digest in zip(items, files, digests, strict=True):
-        path = Path(path)
-        target = path.with_name(f".{path.name}.part") if atomic else path
-        try:
-            size = write_chunks(target, chunks)
-            if atomic:
+    paths = [Path(path) for _, path in items]
+    targets = [path.with_name(f".{path.name}.part") if atomic else path for path in paths]
+    try:
+        written = _write_side_by_side([episode for episode, _ in items], targets)
+        if atomic:
+            for target, path in zip(targets, paths, strict=True):
                 os.replace(target, path)
-        finally:
-            if atomic:
+    finally:
+        if atomic:
+            for target in targets:
                 target.unlink(missing_ok=True)
-        written.append((size, digest))
     return written
+
+
+def _write_side_by_side(episodes: Sequence[Episode],
+                        targets: Sequence[Path]) -> list[tuple[int, str]]:
+    """Write the episodes' files together, trial by trial, each file's size and SHA-256.
+
+    Each distinct trial (a pair shares its familiarization) is encoded once and then hashed and
+    written to every file that has it while its bytes are still in the processor's cache; chunks
+    all files share from their start are hashed once.
+    """
+    encode = _TrialBytes()
+    layouts = _file_layouts(episodes)
+    common = hashlib.sha256()
+    digests: list[Any] | None = None  # per file, once the files' pieces differ
+    sizes = [0] * len(targets)
+    with contextlib.ExitStack() as stack:
+        handles = [stack.enter_context(open(_create(target), "wb", buffering=0))
+                   for target in targets]
+        for position in range(max((len(layout) for layout in layouts), default=0)):
+            items = [layout[position] if position < len(layout) else None
+                     for layout in layouts]
+            if digests is None and any(item is not items[0] for item in items):
+                digests = [common.copy() for _ in targets]  # from here on, hashed apart
+            for i, item in enumerate(items):
+                if item is None:
+                    continue
+                data = encode(item)
+                if digests is not None:
+                    digests[i].update(data)
+                elif i == 0:
+                    common.update(data)
+                sizes[i] += _write_all(handles[i], data)
+    final = digests if digests is not None else [common] * len(targets)
+    return [(size, digest.hexdigest()) for size, digest in zip(sizes, final, strict=True)]
+
+
+def _write_all(handle: Any, data: bytes | memoryview) -> int:
+    view = memoryview(data)
+    size = len(view)
+    while view:  # an unbuffered write may write less than it was given
+        view = view[handle.write(view):]
+    return size
 
 
 def write_chunks(path: Path, chunks: Sequence[bytes | memoryview]) -> int:
     """Write the chunks as the file ``path`` (its folder made if missing); return its size."""
-    size = 0
-    # One write per chunk: measured faster here than one writev of them all or a joined buffer.
-    with open(_create(path), "wb", buffering=0) as handle:
-        for chunk in chunks:
-            view = memoryview(chunk)
-            size += len(view)
-            while view:  # an unbuffered write may write less than it was given
-                view = view[handle.write(view):]
-    return size
+    with open(_create(path), "wb", buffering=0) as handle:  # chunks go straight to the file
+        return sum(_write_all(handle, chunk) for chunk in chunks)
 
 
 def _create(path: Path) -> int:
@@ -646,26 +689,6 @@ def _create(path: Path) -> int:
     except FileNotFoundError:
         path.parent.mkdir(parents=True, exist_ok=True)
         return os.open(path, flags, 0o666)
-
-
-def _sha256s(files: Sequence[Sequence[bytes | memoryview]]) -> list[str]:
-    """Each file's SHA-256 (hex) from its chunks. Chunks the files share at their start (a
-    pair's familiarization trials, the same objects) are hashed once."""
-    shared = 0
-    if len(files) > 1:
-        shortest = min(len(chunks) for chunks in files)
-        while shared < shortest and all(chunks[shared] is files[0][shared] for chunks in files):
-            shared += 1
-    start = hashlib.sha256()
-    for chunk in files[0][:shared] if files else ():
-        start.update(chunk)
-    digests = []
-    for chunks in files:
-        digest = start.copy()
-        for chunk in chunks[shared:]:
-            digest.update(chunk)
-        digests.append(digest.hexdigest())
-    return digests
 
 
 # --------------------------------------------------------------------------------------------

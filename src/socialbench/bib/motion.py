@@ -56,7 +56,9 @@ def walk(waypoints: Sequence[Point], *, step: float = STEP_PX, first: float | No
     ``first`` is the first frame's step (1 px when a trial starts; None for ``step``).
     Equal to the segments' :func:`segment_steps` one after the other, computed in one pass.
     """
-    progress, deltas, majors, origins = [], [], [], []
+    progress: list[np.ndarray] = []
+    segments: list[tuple[int, int, int, int, int]] = []  # dx, dy, major, ax, ay
+    counts: list[int] = []
     for i, (a, b) in enumerate(zip(waypoints, waypoints[1:], strict=False)):
         ax, ay = int(round(a[0])), int(round(a[1]))
         dx, dy = int(round(b[0])) - ax, int(round(b[1])) - ay
@@ -65,18 +67,16 @@ def walk(waypoints: Sequence[Point], *, step: float = STEP_PX, first: float | No
             continue
         start = step if (first is None or i) else first
         along = np.arange(start, major, step, dtype=np.float64) if start < major else np.empty(0)
-        progress.append(along)
-        progress.append(np.array([major], dtype=np.float64))
-        count = len(along) + 1
-        deltas.append(np.broadcast_to(np.array([dx, dy], dtype=np.int64), (count, 2)))
-        majors.append(np.full(count, major, dtype=np.int64))
-        origins.append(np.broadcast_to(np.array([ax, ay], dtype=np.int64), (count, 2)))
+        progress += (along, np.array([major], dtype=np.float64))
+        segments.append((dx, dy, major, ax, ay))
+        counts.append(len(along) + 1)
     if not progress:
         return np.empty((0, 2), dtype=np.int64)
     # The same arithmetic as segment_steps, on all segments at once.
+    per_frame = np.repeat(np.array(segments, dtype=np.int64), counts, axis=0)
     along = np.concatenate(progress)[:, None]
-    offsets = _round(np.concatenate(deltas) * along / np.concatenate(majors)[:, None])
-    moves = (offsets + np.concatenate(origins)).astype(np.int64)
+    offsets = _round(per_frame[:, 0:2] * along / per_frame[:, 2:3])
+    moves = (offsets + per_frame[:, 3:5]).astype(np.int64)
     if goal is not None and len(moves):
         near = np.hypot(moves[:, 0] - goal[0], moves[:, 1] - goal[1]) <= touch
         if near.any():

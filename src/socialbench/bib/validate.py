@@ -137,8 +137,9 @@ def _first_overlap(segments: _Segments) -> str | None:
     Segments sharing a block tuple (all of a trial's walls; a barrier between two removals) are
     checked together, vectorised over their frames.
     """
-    xy, side = segments.xy, 2 * segments.half
+    squares = _Squares(segments.xy, 2 * segments.half)
     bounds = list(zip(segments.starts, segments.ends, strict=True))
+    everything = slice(None)
     first_hit: tuple[int, str] | None = None
     for kind, name in (("wall", "walls"), ("fuse wall", "fuse_walls"),
                        ("blocking cell", "blocking")):
@@ -150,16 +151,17 @@ def _first_overlap(segments: _Segments) -> str | None:
                 values[id(value)] = value
         for key, members in groups.items():
             blocks = values[key]
-            rows = np.concatenate([np.arange(*bounds[k]) for k in members])
-            frame_hits = _overlapping_rows(blocks, xy[rows], side[rows])
-            if len(frame_hits):
-                row = int(frame_hits[0])
-                b = _box_array(blocks)
-                (x0, y0), x1, y1 = xy[rows[row]], *(xy[rows[row]] + side[rows[row]])
-                col = int(np.argmax((x0 < b[:, 2]) & (b[:, 0] < x1) & (y0 < b[:, 3])
-                                    & (b[:, 1] < y1)))
-                frame = int(rows[row])
+            rows: np.ndarray | slice = everything  # e.g. the walls, in every frame
+            if len(members) < len(bounds):
+                rows = np.concatenate([np.arange(*bounds[k]) for k in members])
+            hits = squares.overlapping(blocks, rows)
+            if len(hits):
+                frame = int(np.arange(len(squares.xy))[rows][hits[0]])
                 if first_hit is None or frame < first_hit[0]:
+                    b = _box_array(blocks)
+                    (x0, y0), (x1, y1) = squares.xy[frame], squares.xy[frame] + squares.side[frame]
+                    col = int(np.argmax((x0 < b[:, 2]) & (b[:, 0] < x1) & (y0 < b[:, 3])
+                                        & (b[:, 1] < y1)))
                     first_hit = (frame, f"{kind} at ({blocks[col].x}, {blocks[col].y})")
     if first_hit is None:
         return None
@@ -168,12 +170,13 @@ def _first_overlap(segments: _Segments) -> str | None:
 
 _OCCUPANCY: dict[int, tuple[tuple[Block, ...], np.ndarray | None]] = {}
 _OCCUPANCY_KEPT = 64  # block tuples remembered (a pair's trials share a few)
+_PADDED = GRID + 2  # the occupancy grid's side: the cells and a one-cell margin all round
 
 
 def _occupancy(blocks: tuple[Block, ...]) -> np.ndarray | None:
-    """The cells the blocks fill, with a one-cell margin all round, or None when a block is not
-    a whole grid cell. Remembered by identity (the tuple is kept, so its id is not reused):
-    the trials of an episode share their wall tuples."""
+    """The cells the blocks fill (flat, ``_PADDED`` x ``_PADDED``: a one-cell margin all round),
+    or None when a block is not a whole grid cell. Remembered by identity (the tuple is kept,
+    so its id is not reused): the trials of an episode share their wall tuples."""
     known = _OCCUPANCY.get(id(blocks))
     if known is not None:
         return known[1]
@@ -183,35 +186,50 @@ def _occupancy(blocks: tuple[Block, ...]) -> np.ndarray | None:
                  and ((cells >= 0) & (cells < GRID)).all())
     occupied = None
     if whole:
-        occupied = np.zeros((GRID + 2, GRID + 2), dtype=bool)
-        occupied[cells[:, 1].astype(int) + 1, cells[:, 0].astype(int) + 1] = True
+        occupied = np.zeros(_PADDED * _PADDED, dtype=bool)
+        occupied[(cells[:, 1].astype(int) + 1) * _PADDED + cells[:, 0].astype(int) + 1] = True
     if len(_OCCUPANCY) >= _OCCUPANCY_KEPT:
         _OCCUPANCY.clear()
     _OCCUPANCY[id(blocks)] = (blocks, occupied)
     return occupied
 
 
-def _overlapping_rows(blocks: tuple[Block, ...], xy: np.ndarray, side: np.ndarray) -> np.ndarray:
-    """Indices of the squares (corner ``xy``, side ``side``) that overlap any block, in order.
+class _Squares:
+    """The agent's squares over a trial (corner ``xy``, side ``side``), to test against blocks.
 
     Blocks that are whole grid cells (all walls are) are looked up in an occupancy grid: a
-    square no wider than a cell covers at most 2 x 2 cells. Other blocks, or wider squares,
-    are compared with every block.
+    square no wider than a cell covers at most 2 x 2 cells, found once for all block tuples.
+    Other blocks, or wider squares, are compared with every block.
     """
-    occupied = _occupancy(blocks)
-    if occupied is not None and len(side) and side.min() > 0 and side.max() <= CELL:
-        # Cell c spans [20c, 20c + 20): a square [x0, x1) overlaps it when c is between
-        # floor(x0 / 20) and ceil(x1 / 20) - 1.
-        lo = np.clip(np.floor(xy / CELL), -1, GRID).astype(int) + 1
-        hi = np.clip(np.ceil((xy + side[:, None]) / CELL) - 1, -1, GRID).astype(int) + 1
-        hit = (occupied[lo[:, 1], lo[:, 0]] | occupied[lo[:, 1], hi[:, 0]]
-               | occupied[hi[:, 1], lo[:, 0]] | occupied[hi[:, 1], hi[:, 0]])
-        return np.flatnonzero(hit)
-    b = _box_array(blocks)
-    x0, y0 = xy[:, 0:1], xy[:, 1:2]
-    x1, y1 = x0 + side[:, None], y0 + side[:, None]
-    return np.flatnonzero(((x0 < b[:, 2]) & (b[:, 0] < x1) & (y0 < b[:, 3])
-                           & (b[:, 1] < y1)).any(axis=1))
+
+    def __init__(self, xy: np.ndarray, side: np.ndarray) -> None:
+        self.xy, self.side = xy, side
+        self.cells: np.ndarray | None = None  # (frames, 4): the flat cells a square covers
+        if len(side) and side.min() > 0 and side.max() <= CELL:
+            # Cell c spans [20c, 20c + 20): a square [x0, x1) overlaps it when c is between
+            # floor(x0 / 20) and ceil(x1 / 20) - 1.
+            lo = np.clip(np.floor(xy / CELL), -1, GRID).astype(int) + 1
+            hi = np.clip(np.ceil((xy + side[:, None]) / CELL) - 1, -1, GRID).astype(int) + 1
+            self.cells = np.stack([lo[:, 1] * _PADDED + lo[:, 0], lo[:, 1] * _PADDED + hi[:, 0],
+                                   hi[:, 1] * _PADDED + lo[:, 0], hi[:, 1] * _PADDED + hi[:, 0]],
+                                  axis=1)
+
+    def overlapping(self, blocks: tuple[Block, ...], rows: np.ndarray | slice) -> np.ndarray:
+        """Positions within ``rows`` of the squares that overlap any block, in order."""
+        occupied = _occupancy(blocks) if self.cells is not None else None
+        if occupied is not None:
+            return np.flatnonzero(occupied[self.cells[rows]].any(axis=1))  # type: ignore[index]
+        b = _box_array(blocks)
+        xy, side = self.xy[rows], self.side[rows]
+        x0, y0 = xy[:, 0:1], xy[:, 1:2]
+        x1, y1 = x0 + side[:, None], y0 + side[:, None]
+        return np.flatnonzero(((x0 < b[:, 2]) & (b[:, 0] < x1) & (y0 < b[:, 3])
+                               & (b[:, 1] < y1)).any(axis=1))
+
+
+def _overlapping_rows(blocks: tuple[Block, ...], xy: np.ndarray, side: np.ndarray) -> np.ndarray:
+    """Indices of the squares (corner ``xy``, side ``side``) that overlap any block, in order."""
+    return _Squares(xy, side).overlapping(blocks, slice(None))
 
 
 def _changes(segments: _Segments, name: str) -> int | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -28,7 +29,7 @@ def _resolution(text: str) -> tuple[int, int]:
               help="Fraction of the paper's counts (1 = 1,920/480/960 trials); every type and "
                    "split keeps at least one trial.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Root seed.")
-@click.option("--workers", type=int, default=1, show_default=True,
+@click.option("--workers", type=int, default=os.cpu_count() or 1, show_default="one per CPU",
               help="Worker processes (the files do not depend on it).")
 @click.option("--render/--no-render", default=False, show_default=True,
               help="Also write RGB, depth and segmentation frames and an mp4 per video.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -22,7 +23,8 @@ from socialbench.bib.generate import generate as generate_split
               help="Episodes per task (default: the paper's: 1000 per evaluation task; "
                    "10k/10k/4k/4k background).")
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--workers", type=int, default=1, show_default=True, help="Worker processes.")
+@click.option("--workers", type=int, default=os.cpu_count() or 1, show_default="one per CPU",
+              help="Worker processes (the files are the same whatever their number).")
 @click.option("--no-video", is_flag=True, help="Write the JSON files only (no mp4).")
 @click.option("--border-repeats", type=int, default=0, show_default=True,
               help="Released quirk: list this many border cells among the random walls too "
