@@ -3,6 +3,7 @@ benchmark (``talkitout/cli.py``, ``bib/cli.py``, ``agent3d/cli.py``)."""
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
@@ -10,9 +11,27 @@ import click
 from socialbench import __version__
 from socialbench.errors import UserError
 
+# Each benchmark's command group, imported only when used: a command then starts without
+# loading the other benchmarks' libraries (MiniGrid, PyBullet, ...).
+_BENCHMARK_GROUPS = {
+    "talkitout": ("socialbench.talkitout.cli", "talkitout"),
+    "bib": ("socialbench.bib.cli", "bib"),
+    "agent": ("socialbench.agent3d.cli", "agent"),
+}
+
 
 class _Group(click.Group):
-    """A group that turns :class:`UserError` into a one-line message and exit status 2."""
+    """A group that turns :class:`UserError` into a one-line message and exit status 2, and
+    imports each benchmark's commands when first asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *_BENCHMARK_GROUPS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in _BENCHMARK_GROUPS and cmd_name not in self.commands:
+            module, attribute = _BENCHMARK_GROUPS[cmd_name]
+            self.add_command(getattr(importlib.import_module(module), attribute), cmd_name)
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context):  # type: ignore[override]
         try:
@@ -39,15 +58,3 @@ def run(quick: bool) -> None:
     from socialbench.tour import run_tour
 
     run_tour(quick=quick)
-
-
-def _add_benchmark_groups() -> None:
-    from socialbench.agent3d.cli import agent
-    from socialbench.bib.cli import bib
-    from socialbench.talkitout.cli import talkitout
-
-    for group in (talkitout, bib, agent):
-        main.add_command(group)
-
-
-_add_benchmark_groups()

@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
 
-import av
 import numpy as np
 
 from socialbench.bib.io import EpisodePair, find_pairs, load_episode
@@ -492,6 +491,8 @@ def _pooled(image: np.ndarray) -> np.ndarray:
 
 def check_video(episode: Episode, path: Path, samples: int = VIDEO_SAMPLES) -> list[str]:
     """Problems in how an episode's mp4 agrees with its JSON (frame count, size, pixels)."""
+    import av  # here, not at the top: generation without video never needs it (~0.1 s)
+
     path = Path(path)
     if not path.is_file():
         return [f"{path.name}: video missing"]

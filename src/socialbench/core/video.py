@@ -1,4 +1,7 @@
-"""H.264 mp4 writing, shared by every benchmark that renders videos (PyAV / FFmpeg)."""
+"""H.264 mp4 writing, shared by every benchmark that renders videos (PyAV / FFmpeg).
+
+PyAV is imported when a video is first read or written (~0.1 s), not with this module: commands
+that write no video start without it."""
 
 from __future__ import annotations
 
@@ -7,7 +10,6 @@ from collections.abc import Iterable
 from fractions import Fraction
 from pathlib import Path
 
-import av
 import numpy as np
 
 
@@ -18,6 +20,8 @@ def write_mp4(path: Path, frames: Iterable[np.ndarray], fps: int, *, crf: int = 
     One encoder thread, so the bytes depend only on the frames (parallelism comes from the
     generation runner's worker processes). The file appears under its name only when complete.
     """
+    import av
+
     path = Path(path)
     tmp = path.with_name(f".{path.name}.part")
     count = 0
@@ -48,10 +52,14 @@ def write_mp4(path: Path, frames: Iterable[np.ndarray], fps: int, *, crf: int = 
 
 def read_mp4(path: Path) -> np.ndarray:
     """Decode an mp4 into an (N, H, W, 3) uint8 array (for checks and observers)."""
+    import av
+
     with av.open(str(path)) as container:
         return np.stack([f.to_ndarray(format="rgb24") for f in container.decode(video=0)])
 
 
 def count_frames(path: Path) -> int:
+    import av
+
     with av.open(str(path)) as container:
         return sum(1 for _ in container.decode(video=0))
