@@ -479,7 +479,15 @@ class _JsonPieces:
 
     def blocks(self, value: tuple[Block, ...]) -> str:
         text = self._text.get(id(value))
-        return text if text is not None else self._keep(value, json.dumps(_blocks_json(value)))
+        if text is None:
+            if all(type(v) is int for b in value for v in (b.x, b.y, b.width, b.height)):
+                # Whole numbers (every generated block): formatted directly, as json would.
+                text = "[" + ", ".join([f"[[{b.x}, {b.y}], [{b.width}, {b.height}]]"
+                                        for b in value]) + "]"
+            else:
+                text = json.dumps(_blocks_json(value))
+            self._keep(value, text)
+        return text
 
     def sprite(self, value: Sprite) -> str:
         text = self._text.get(id(value))
