@@ -105,7 +105,7 @@ def main() -> None:
     episodes = [e for pair in pairs for e in pair]
     frames_total = sum(len(t) for e in episodes for t in e.trials)
 
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         root = Path(tmp)
         t0 = clock()
         for i, pair in enumerate(pairs):

@@ -18,7 +18,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
@@ -204,7 +204,14 @@ def _blocks(cells: Sequence[tuple[int, int]]) -> tuple[Block, ...]:
 @lru_cache(maxsize=1024)
 def _blocks_of(cells: tuple[tuple[int, int], ...]) -> tuple[Block, ...]:
     """Equal block lists are one tuple (cached), e.g. an episode's walls in all its trials."""
-    return tuple(Block(c[0] * CELL, c[1] * CELL) for c in cells)
+    return tuple(map(_block_at, cells))
+
+
+@cache
+def _block_at(cell: tuple[int, int]) -> Block:
+    """One Block object per cell (frozen, so shared safely): mazes redrawn every trial reuse
+    them instead of making ~40 new ones each time."""
+    return Block(cell[0] * CELL, cell[1] * CELL)
 
 
 def draw(layout: Layout, track: np.ndarray, *,
