@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from socialbench.core.allocator import keep_freed_memory
 from socialbench.core.paths import safe_join
 from socialbench.core.progress import progress_bar
 from socialbench.errors import UserError
@@ -276,10 +277,11 @@ def _map(builder: Builder, todo: Sequence[Job], out_dir: Path,
          workers: int) -> Iterator[tuple[str, dict[str, dict[str, Any]]]]:
     args = [(builder, job, str(out_dir)) for job in todo]
     if workers == 1 or len(todo) <= 1:
+        keep_freed_memory()
         yield from map(_build_one, args)
         return
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    pool = context.Pool(workers)
+    pool = context.Pool(workers, initializer=keep_freed_memory)
     try:
         yield from pool.imap_unordered(_build_one, args, chunksize=1)
         pool.close()
