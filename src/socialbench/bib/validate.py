@@ -21,10 +21,11 @@ Indices in messages count from 0 (trial 8 is the test trial).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -129,67 +130,95 @@ def _segments(trial: Trial) -> _Segments:
     return _Segments(templates, starts, track[:, :2], track[:, 2], frames[-1])
 
 
-def _first_overlap(segments: _Segments) -> str | None:
-    """The first frame whose agent square overlaps a wall, barrier or blocking cell (touching
-    is allowed), as ``"frame F: the agent overlaps the KIND at (x, y)"``.
+def _first_overlaps(trials: list[_Segments]) -> list[str | None]:
+    """For each trial, its first frame whose agent square overlaps a wall, barrier or blocking
+    cell (touching is allowed), as ``"frame F: the agent overlaps the KIND at (x, y)"``, or None.
 
-    Segments sharing a block tuple (all of a trial's walls; a barrier between two removals) are
-    checked together, vectorised over their frames.
+    All the trials' frames are checked together: segments sharing a block tuple (all of a
+    pair's walls, often; a barrier between two removals) are looked up in one pass.
     """
-    squares = _Squares(segments.xy, 2 * segments.half)
-    bounds = list(zip(segments.starts, segments.ends, strict=True))
-    everything = slice(None)
-    first_hit: tuple[int, str] | None = None
+    lengths = [len(t.xy) for t in trials]
+    offsets = np.cumsum([0, *lengths])
+    squares = _Squares(np.concatenate([t.xy for t in trials]),
+                       2 * np.concatenate([t.half for t in trials]))
+    trial_of_frame = np.repeat(np.arange(len(trials)), lengths)
+    spans = [(int(offsets[k]) + start, int(offsets[k]) + end)
+             for k, t in enumerate(trials) for start, end in zip(t.starts, t.ends, strict=True)]
+    templates = [template for t in trials for template in t.templates]
+    first: list[tuple[int, str] | None] = [None] * len(trials)
     for kind, name in (("wall", "walls"), ("fuse wall", "fuse_walls"),
                        ("blocking cell", "blocking")):
         groups: dict[int, list[int]] = {}
         values: dict[int, tuple[Block, ...]] = {}
-        for k, value in enumerate(map(attrgetter(name), segments.templates)):
+        for k, value in enumerate(map(attrgetter(name), templates)):
             if value:
                 groups.setdefault(id(value), []).append(k)
                 values[id(value)] = value
         for key, members in groups.items():
             blocks = values[key]
-            rows: np.ndarray | slice = everything  # e.g. the walls, in every frame
-            if len(members) < len(bounds):
-                rows = np.concatenate([np.arange(*bounds[k]) for k in members])
-            hits = squares.overlapping(blocks, rows)
-            if len(hits):
-                frame = int(np.arange(len(squares.xy))[rows][hits[0]])
-                if first_hit is None or frame < first_hit[0]:
+            rows = np.concatenate([np.arange(*spans[k]) for k in members])  # increasing
+            hit_rows = rows[squares.overlapping(blocks, rows)]
+            hit_trials, firsts = np.unique(trial_of_frame[hit_rows], return_index=True)
+            for k, row in zip(hit_trials.tolist(), hit_rows[firsts].tolist(), strict=True):
+                frame = row - int(offsets[k])
+                if first[k] is None or frame < first[k][0]:  # type: ignore[index]
                     b = _box_array(blocks)
-                    (x0, y0), (x1, y1) = squares.xy[frame], squares.xy[frame] + squares.side[frame]
+                    (x0, y0), (x1, y1) = squares.xy[row], squares.xy[row] + squares.side[row]
                     col = int(np.argmax((x0 < b[:, 2]) & (b[:, 0] < x1) & (y0 < b[:, 3])
                                         & (b[:, 1] < y1)))
-                    first_hit = (frame, f"{kind} at ({blocks[col].x}, {blocks[col].y})")
-    if first_hit is None:
-        return None
-    return f"frame {first_hit[0]}: the agent overlaps the {first_hit[1]}"
+                    first[k] = (frame, f"{kind} at ({blocks[col].x}, {blocks[col].y})")
+    return [None if hit is None else f"frame {hit[0]}: the agent overlaps the {hit[1]}"
+            for hit in first]
 
 
-_OCCUPANCY: dict[int, tuple[tuple[Block, ...], np.ndarray | None]] = {}
-_OCCUPANCY_KEPT = 64  # block tuples remembered (a pair's trials share a few)
+def _first_overlap(segments: _Segments) -> str | None:
+    """:func:`_first_overlaps` of one trial."""
+    return _first_overlaps([segments])[0]
+
+
+_KEPT = 128  # block tuples' facts remembered (a pair's trials share a few)
+_REMEMBERED: dict[tuple[str, int], tuple[tuple[Block, ...], Any]] = {}
 _PADDED = GRID + 2  # the occupancy grid's side: the cells and a one-cell margin all round
+
+
+def _remembered(kind: str, blocks: tuple[Block, ...], compute: Callable[[], Any]) -> Any:
+    """``compute()``, remembered for this block tuple by identity (the tuple is kept, so its id
+    is not reused): the trials of an episode share their wall tuples."""
+    known = _REMEMBERED.get((kind, id(blocks)))
+    if known is not None:
+        return known[1]
+    if len(_REMEMBERED) >= _KEPT:
+        _REMEMBERED.clear()
+    value = compute()
+    _REMEMBERED[(kind, id(blocks))] = (blocks, value)
+    return value
+
+
+def _wall_facts(walls: tuple[Block, ...]) -> tuple[int, Block | None]:
+    """How many border-ring cells the walls lack, and the first wall that is not a grid cell."""
+    def compute() -> tuple[int, Block | None]:
+        lacking = len(BORDER_RING - {(b.x, b.y) for b in walls})
+        off_grid = next((b for b in walls if b.x % CELL or b.y % CELL
+                         or (b.width, b.height) != (CELL, CELL)), None)
+        return lacking, off_grid
+    return _remembered("walls", walls, compute)
 
 
 def _occupancy(blocks: tuple[Block, ...]) -> np.ndarray | None:
     """The cells the blocks fill (flat, ``_PADDED`` x ``_PADDED``: a one-cell margin all round),
-    or None when a block is not a whole grid cell. Remembered by identity (the tuple is kept,
-    so its id is not reused): the trials of an episode share their wall tuples."""
-    known = _OCCUPANCY.get(id(blocks))
-    if known is not None:
-        return known[1]
+    or None when a block is not a whole grid cell."""
+    return _remembered("occupancy", blocks, lambda: _fill_cells(blocks))
+
+
+def _fill_cells(blocks: tuple[Block, ...]) -> np.ndarray | None:
     b = _box_array(blocks)
     cells = b[:, :2] // CELL
     whole = bool((b[:, :2] % CELL == 0).all() and (b[:, 2:] - b[:, :2] == CELL).all()
                  and ((cells >= 0) & (cells < GRID)).all())
-    occupied = None
-    if whole:
-        occupied = np.zeros(_PADDED * _PADDED, dtype=bool)
-        occupied[(cells[:, 1].astype(int) + 1) * _PADDED + cells[:, 0].astype(int) + 1] = True
-    if len(_OCCUPANCY) >= _OCCUPANCY_KEPT:
-        _OCCUPANCY.clear()
-    _OCCUPANCY[id(blocks)] = (blocks, occupied)
+    if not whole:
+        return None
+    occupied = np.zeros(_PADDED * _PADDED, dtype=bool)
+    occupied[(cells[:, 1].astype(int) + 1) * _PADDED + cells[:, 0].astype(int) + 1] = True
     return occupied
 
 
@@ -248,26 +277,44 @@ def _sprites_overlap(a: Sprite, b: Sprite) -> bool:
 
 def check_trial(trial: Trial, t: int) -> list[str]:
     """The per-trial invariants (see the module docstring); ``t`` names the trial."""
-    where = f"trial {t}"
-    n = len(trial)
-    if not MIN_TRIAL_FRAMES <= n <= MAX_TRIAL_FRAMES:
-        return [f"{where}: {n} frames, expected {MIN_TRIAL_FRAMES}-{MAX_TRIAL_FRAMES}"]
-    if trial.runs is None:
-        missing = [f for f, fr in enumerate(trial.frames) if fr.agent is None]
-        if missing:
-            return [f"{where} frame {missing[0]}: no agent ({len(missing)} frames without one)"]
-    segments = _segments(trial)
+    return check_trials([(trial, t)])[0]
+
+
+def check_trials(trials: Sequence[tuple[Trial, int]]) -> list[list[str]]:
+    """:func:`check_trial` of each (trial, name) pair; the trials' overlap tests run together."""
+    early: dict[int, list[str]] = {}
+    checked: list[tuple[int, _Segments]] = []
+    for k, (trial, t) in enumerate(trials):
+        n = len(trial)
+        if not MIN_TRIAL_FRAMES <= n <= MAX_TRIAL_FRAMES:
+            early[k] = [f"trial {t}: {n} frames, expected {MIN_TRIAL_FRAMES}-{MAX_TRIAL_FRAMES}"]
+            continue
+        if trial.runs is None:
+            missing = [f for f, fr in enumerate(trial.frames) if fr.agent is None]
+            if missing:
+                early[k] = [f"trial {t} frame {missing[0]}: no agent ({len(missing)} frames "
+                            "without one)"]
+                continue
+        checked.append((k, _segments(trial)))
+    overlaps = _first_overlaps([segments for _, segments in checked]) if checked else []
+    results = dict(early)
+    for (k, segments), overlap in zip(checked, overlaps, strict=True):
+        results[k] = _trial_problems(segments, f"trial {trials[k][1]}", overlap)
+    return [results[k] for k in range(len(trials))]
+
+
+def _trial_problems(segments: _Segments, where: str, overlap: str | None) -> list[str]:
+    """A trial's problems in the module docstring's order, its overlap test done already."""
+    n = len(segments.xy)
     problems: list[str] = []
     first = segments.templates[0]
     if tuple(first.size) != FRAME_SIZE:
         problems.append(f"{where}: frame size {first.size}, expected {FRAME_SIZE}")
-    cells = {(b.x, b.y) for b in first.walls}
-    if not cells >= BORDER_RING:
-        problems.append(f"{where}: the walls lack {len(BORDER_RING - cells)} border-ring cells")
-    off_grid = [b for b in first.walls if b.x % CELL or b.y % CELL or (b.width, b.height)
-                != (CELL, CELL)]
-    if off_grid:
-        problems.append(f"{where}: wall ({off_grid[0].x}, {off_grid[0].y}) is not a grid cell")
+    lacking, off_grid = _wall_facts(first.walls)
+    if lacking:
+        problems.append(f"{where}: the walls lack {lacking} border-ring cells")
+    if off_grid is not None:
+        problems.append(f"{where}: wall ({off_grid.x}, {off_grid.y}) is not a grid cell")
     for name, what in (("walls", "walls change"), ("objects", "objects change")):
         if (f := _changes(segments, name)) is not None:
             problems.append(f"{where} frame {f}: {what} within the trial")
@@ -284,8 +331,8 @@ def check_trial(trial: Trial, t: int) -> list[str]:
     # The agent's track as arrays: (x, y) bottom-left corners, half-sides, centres.
     xy, half = segments.xy, segments.half
     centres = xy + half[:, None]
-    if (hit := _first_overlap(segments)) is not None:
-        problems.append(f"{where} {hit}")
+    if overlap is not None:
+        problems.append(f"{where} {overlap}")
     jumps = np.abs(np.diff(xy, axis=0))
     over = np.flatnonzero((jumps > MAX_STEP_PX).any(axis=1))
     if len(over):
@@ -339,25 +386,30 @@ def validate_episode(episode: Episode) -> list[str]:
     """Problems of one episode on its own (empty: valid)."""
     if len(episode.trials) != N_TRIALS:
         return [f"{len(episode.trials)} trials, expected {N_TRIALS}"]
-    problems: list[str] = []
-    for t, trial in enumerate(episode.trials):
-        problems += check_trial(trial, t)
-    return problems
+    return [p for found in check_trials(list(zip(episode.trials, range(N_TRIALS), strict=True)))
+            for p in found]
 
 
 def validate_episodes(episodes: Iterable[Episode]) -> list[str]:
     """:func:`validate_episode` of each, in order, checking a Trial object shared by several (a
     pair's familiarization) only once."""
-    problems: list[str] = []
+    # Each episode's problems in order: its trial count, or each of its trials' first time.
+    slots: list[str | int] = []
+    trials: list[tuple[Trial, int]] = []
     seen: set[int] = set()
     for episode in episodes:
         if len(episode.trials) != N_TRIALS:
-            problems.append(f"{len(episode.trials)} trials, expected {N_TRIALS}")
+            slots.append(f"{len(episode.trials)} trials, expected {N_TRIALS}")
             continue
         for t, trial in enumerate(episode.trials):
             if id(trial) not in seen:
                 seen.add(id(trial))
-                problems += check_trial(trial, t)
+                slots.append(len(trials))
+                trials.append((trial, t))
+    found = check_trials(trials)
+    problems: list[str] = []
+    for slot in slots:
+        problems += [slot] if isinstance(slot, str) else found[slot]
     return problems
 
 
