@@ -7,12 +7,13 @@ from socialbench.bib.io import (
     iter_episodes,
     load_episode,
 )
-from socialbench.bib.schema import Block, Episode, Frame, Sprite, Trial
+from socialbench.bib.schema import Block, Episode, Frame, Run, Sprite, Trial
 
 __all__ = [
     "Block",
     "Episode",
     "Frame",
+    "Run",
     "Sprite",
     "Trial",
     "dump_episode",

@@ -467,7 +467,7 @@ class _JsonPieces:
     """
 
     def __init__(self) -> None:
-        self._text: dict[int, str] = {}  # id(value) -> JSON text (blocks, sprites, trials)
+        self._text: dict[int, str] = {}  # id(value) -> JSON text (blocks, sprites, frames)
         self._tails: dict[tuple, str] = {}  # a sprite's text after its position, by its look
         self._prefixes: dict[tuple[int, ...], str] = {}  # a frame's text before its agent
         self._alive: list[object] = []
@@ -568,13 +568,13 @@ class _JsonPieces:
         return b"", form.encode()
 
     def trial_bytes(self, trial: Trial) -> bytes | memoryview:
-        """The trial's text (as :meth:`trial`), encoded.
+        """The trial's frames' text, comma-separated, without the enclosing brackets, encoded.
 
         A trial given as runs is spliced in bytes: each frame is its run's head (one shared
         object; see :meth:`_run_pieces`) and its few formatted bytes, all joined once.
         """
         if trial.runs is None:
-            return self.trial(trial).encode()
+            return self.frames_text(trial).encode()
         parts: list[bytes] = []
         for run in trial.runs:
             head, form = self._run_pieces(run)
@@ -587,19 +587,15 @@ class _JsonPieces:
             parts += frames
         return memoryview(b"".join(parts))[:-2]  # the last frame's ", " left out
 
-    def trial(self, trial: Trial) -> str:
-        """The trial's frames, comma-separated, without the enclosing brackets."""
-        text = self._text.get(id(trial))
-        if text is None and trial.runs is not None:
-            text = self._keep(trial, bytes(self.trial_bytes(trial)).decode())
-        if text is None:
-            # Each distinct Frame object once (a trial repeats them while the agent waits),
-            # then the frames spliced by identity in C (map), not a Python loop per frame.
-            frames = trial.frames
-            by_id = {id(f): f for f in frames}
-            texts = {key: self.frame(f) for key, f in by_id.items()}
-            text = self._keep(trial, ", ".join(map(texts.__getitem__, map(id, frames))))
-        return text
+    def frames_text(self, trial: Trial) -> str:
+        """A trial given as frames: its frames' text, comma-separated, without the brackets.
+
+        Each distinct Frame object is serialised once (a trial repeats them while the agent
+        waits), then the frames are spliced by identity in C (map), not a Python loop."""
+        frames = trial.frames
+        by_id = {id(f): f for f in frames}
+        texts = {key: self.frame(f) for key, f in by_id.items()}
+        return ", ".join(map(texts.__getitem__, map(id, frames)))
 
 
 def episode_to_json_reference(episode: Episode) -> str:

@@ -130,11 +130,12 @@ class Run:
             key = self.template.key[0]
             dx, dy = self.key_offset
             fields["key"] = (Sprite(x + dx, y + dy, key.half, key.shape, key.color),)
-        return _frame(fields)
+        return make_frame(fields)
 
 
-def _frame(fields: dict) -> Frame:
-    """``Frame(**fields)`` without the frozen dataclass's per-field ``object.__setattr__``."""
+def make_frame(fields: dict) -> Frame:
+    """``Frame(**fields)`` with every field given, ~3x faster: a frozen dataclass's ``__init__``
+    sets each field through ``object.__setattr__`` (generators make thousands of frames)."""
     frame = object.__new__(Frame)
     frame.__dict__.update(fields)
     return frame

@@ -19,12 +19,11 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
-from typing import Any
 
 import numpy as np
 
 from socialbench.bib import motion
-from socialbench.bib.schema import CELL, FRAME_SIZE, Block, Frame, Run, Sprite, Trial
+from socialbench.bib.schema import CELL, FRAME_SIZE, Block, Run, Sprite, Trial, make_frame
 from socialbench.bib.shapes import ShapeSet
 from socialbench.bib.validate import GOAL_TOUCH_PX
 from socialbench.bib.world import (
@@ -256,17 +255,9 @@ def draw(layout: Layout, track: np.ndarray, *,
         kept = int(left[start])
         removed = set(order[:len(order) - kept])
         fuse = _blocks([c for c in layout.fuse if c not in removed])
-        template = _template(walls=walls, objects=objects,
-                             agent=_sprite(layout.agent, track[start]), home=home,
-                             fuse_walls=fuse, key=keys, lock=locks, blocking=(),
-                             size=FRAME_SIZE)
+        template = make_frame(dict(walls=walls, objects=objects,
+                                   agent=_sprite(layout.agent, track[start]), home=home,
+                                   fuse_walls=fuse, key=keys, lock=locks, blocking=(),
+                                   size=FRAME_SIZE))
         runs.append(Run(template, corners[start:end], key_offset))
     return Trial(runs=runs)
-
-
-def _template(**fields: Any) -> Frame:
-    """``Frame(**fields)`` with every field given, without the frozen dataclass's per-field
-    ``object.__setattr__``."""
-    frame = object.__new__(Frame)
-    frame.__dict__.update(fields)
-    return frame
