@@ -96,3 +96,15 @@ def test_border_repeats_list_the_same_walls_for_runs_and_frames() -> None:
     assert built.expected == twin.expected and built.unexpected == twin.unexpected
     assert built.expected[0] is built.unexpected[0]  # shared familiarization stays shared
     assert len(built.expected[0].frames[0].walls) == len(twin.expected[0].frames[0].walls)
+
+
+def test_a_trial_of_runs_survives_pickling_in_either_form() -> None:
+    """Worker processes receive trials by pickle: both forms come back equal."""
+    import pickle
+
+    built = build_episode(TRAIN_TASKS["instrumental_action"], TRAIN, 5, 0)
+    runs_form = built.expected[8]
+    frames_form = Trial(list(runs_form.iter_frames()))
+    for trial in (runs_form, frames_form):
+        again = pickle.loads(pickle.dumps(trial))
+        assert again == trial and (again.runs is None) == (trial.runs is None)
