@@ -301,3 +301,23 @@ def test_overlap_lookup_on_the_cell_grid_equals_comparing_every_block() -> None:
     slow = _overlapping_rows((*walls, Block(-500, -500, 1, 1)), xy, side)
     assert 0 < len(fast) < len(xy)
     assert np.array_equal(fast, slow)
+
+
+def test_validation_reports_the_same_whatever_the_worker_count(tmp_path: Path) -> None:
+    """Pairs are checked in worker processes in order: the same problems, the same order, for
+    a dataset with faults in several pairs; a --no-video dataset is not asked for videos."""
+    from socialbench.bib.generate import generate
+    from socialbench.bib.io import find_pairs
+    from socialbench.bib.validate import has_videos, validate_dataset
+
+    root = tmp_path / "d"
+    generate(root, "eval", tasks="preference,multi_agent", episodes=3, seed=2, video=False,
+             show_progress=False)
+    assert not has_videos(root, find_pairs(root))
+    assert validate_dataset(root, workers=2) == []
+    for name in ("preference/000001lou.json", "multi_agent/000002mae.json"):
+        path = root / name
+        path.write_bytes(path.read_bytes()[:-100])  # truncated
+    one = validate_dataset(root, workers=1)
+    assert one == validate_dataset(root, workers=2)
+    assert len([p for p in one if "is not valid JSON" in p]) == 2

@@ -35,13 +35,10 @@ from __future__ import annotations
 
 import contextlib
 import math
-import multiprocessing
 from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
-from rich.console import Console
-from rich.progress import Progress
 
 from socialbench.agent3d.io import (
     CONFIG_FILE,
@@ -60,6 +57,8 @@ from socialbench.agent3d.io import (
 from socialbench.agent3d.physics import p
 from socialbench.agent3d.scene_builder import build_scene, physics_client, set_states
 from socialbench.agent3d.schema import EntitySpec, Trial, Video
+from socialbench.core.parallel import ordered_map
+from socialbench.core.progress import progress_bar
 from socialbench.core.runner import MANIFEST_NAME, verify_manifest
 from socialbench.errors import UserError
 
@@ -93,14 +92,10 @@ def validate_dataset(root: Path, *, max_problems: int = 20, workers: int = 1,
         raise UserError(f"no AGENT trials (folders with {TRIAL_FILE}) under {root}; "
                         f"generate them with `socialbench agent generate --out {root}`")
     with contextlib.ExitStack() as stack:
-        bar = stack.enter_context(Progress(console=Console(stderr=True), disable=not progress,
-                                           transient=True))
+        bar = stack.enter_context(progress_bar("validating", show=progress, transient=True))
         task = bar.add_task("validating", total=len(trials))
-        if workers == 1 or len(trials) == 1:
-            reports: Iterable[list[str]] = map(validate_trial, trials)
-        else:
-            pool = stack.enter_context(multiprocessing.get_context("fork").Pool(workers))
-            reports = pool.imap(validate_trial, trials, chunksize=1)  # in order: stable report
+        reports = stack.enter_context(contextlib.closing(
+            ordered_map(validate_trial, trials, workers)))  # in order: a stable report
         for trial_dir, report in zip(trials, reports, strict=False):
             rel = trial_dir.relative_to(root).as_posix()
             problems += [f"{rel}: {problem}" for problem in report]

@@ -20,6 +20,8 @@ Indices in messages count from 0 (trial 8 is the test trial).
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -43,8 +45,9 @@ from socialbench.bib.schema import (
     Sprite,
     Trial,
 )
+from socialbench.core.parallel import ordered_map
 from socialbench.core.progress import progress_bar
-from socialbench.core.runner import MANIFEST_NAME, verify_manifest
+from socialbench.core.runner import MANIFEST_NAME, load_manifest, verify_manifest
 from socialbench.errors import UserError
 
 HOME_FRAMES = 31  # bib spec, measured: the agent sits on home for the first 31 frames
@@ -601,12 +604,15 @@ def _pair_problems(pair: EpisodePair, video_check: bool) -> list[str]:
 
 
 def validate_dataset(root: Path | str, *, max_problems: int | None = None,
-                     video_check: bool = True, progress: bool = False,
-                     on_pair: Callable[[EpisodePair], None] | None = None) -> list[str]:
+                     video_check: bool | None = None, progress: bool = False,
+                     on_pair: Callable[[EpisodePair], None] | None = None,
+                     workers: int = 1) -> list[str]:
     """Problems found in a dataset root (ours or the released layout), first ones first.
 
     Stops once ``max_problems`` are found. Without a manifest (released data), checksums are
-    not checked.
+    not checked. ``video_check=None`` checks the videos when the dataset has them (see
+    :func:`has_videos`). ``workers`` processes check pairs in parallel; the report is the same
+    for any number.
     """
     root = Path(root)
     problems: list[str] = []
@@ -615,15 +621,25 @@ def validate_dataset(root: Path | str, *, max_problems: int | None = None,
     pairs = find_pairs(root)
     if not pairs:
         problems.append(f"{root}: no episode files (*e.json / *u.json) found")
-    for pair in _with_progress(pairs, progress):
-        if max_problems is not None and len(problems) >= max_problems:
-            break
-        problems += _pair_problems(pair, video_check)
-        if on_pair is not None:
-            on_pair(pair)
+    if video_check is None:
+        video_check = has_videos(root, pairs)
+    check = functools.partial(_pair_problems, video_check=video_check)
+    with progress_bar("validating", show=progress, transient=True) as bar, \
+            contextlib.closing(ordered_map(check, pairs, workers)) as reports:
+        for pair, report in zip(bar.track(pairs), reports, strict=False):
+            if max_problems is not None and len(problems) >= max_problems:
+                break
+            problems += report
+            if on_pair is not None:
+                on_pair(pair)
     return problems if max_problems is None else problems[:max_problems]
 
 
-def _with_progress(pairs: list[EpisodePair], show: bool) -> Iterable[EpisodePair]:
-    with progress_bar("validating", show=show, transient=True) as bar:
-        yield from bar.track(pairs)
+def has_videos(root: Path, pairs: list[EpisodePair]) -> bool:
+    """Whether a dataset comes with videos: as its manifest says (``--no-video`` datasets do
+    not), or, without one (released data), whether its first episode file has an mp4 beside it.
+    A dataset with videos then misses none unnoticed: each pair's are checked."""
+    if (root / MANIFEST_NAME).exists():
+        return bool(load_manifest(root).get("dataset", {}).get("video", True))
+    first = next((p.expected or p.unexpected for p in pairs), None)
+    return first is not None and first.with_suffix(".mp4").exists()

@@ -9,7 +9,6 @@ seeded bootstrap confidence intervals of both.
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 from rich.console import Console
 
 from socialbench.core.metrics import TiePolicy, bootstrap_ci, relative_accuracy, roc_auc
+from socialbench.core.parallel import ordered_map
 from socialbench.core.progress import progress_bar
 from socialbench.voe.observer import Observer, Reduction
 
@@ -102,11 +102,7 @@ def _rate_all(observers: Sequence[Observer], pairs: Sequence[tuple[str, Any, Any
         raise ValueError(f"workers must be at least 1, got {workers}")
     _WORKER_STATE = (observers, reduce, load)
     try:
-        if workers == 1 or len(pairs) < 2:
-            yield from map(_rate_one, pairs)
-            return
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            yield from pool.imap(_rate_one, pairs, chunksize=1)
+        yield from ordered_map(_rate_one, pairs, workers)
     finally:
         _WORKER_STATE = None
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
 
 from socialbench.bib.io import find_pairs
-from socialbench.bib.validate import validate_dataset
+from socialbench.bib.validate import has_videos, validate_dataset
 from socialbench.core.problems import fail_on_problems
 
 
@@ -15,13 +16,18 @@ from socialbench.core.problems import fail_on_problems
 @click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--max-problems", type=click.IntRange(min=1), default=20, show_default=True,
               help="Stop after this many problems.")
-@click.option("--video-check/--no-video-check", default=True, show_default=True,
-              help="Also check each mp4 against its JSON (released JSON-only data: off).")
-def validate(root: Path, max_problems: int, video_check: bool) -> None:
+@click.option("--video-check/--no-video-check", default=None,
+              help="Check each mp4 against its JSON. Default: when the dataset has videos (its "
+                   "manifest says so; without one, the first episode has an mp4).")
+@click.option("--workers", type=click.IntRange(min=1), default=os.cpu_count() or 1,
+              show_default="one per CPU", help="Worker processes (the report is the same).")
+def validate(root: Path, max_problems: int, video_check: bool | None, workers: int) -> None:
     """Check every episode and pair under ROOT (manifest checksums, trials, motion, pairs,
     videos); exit 1 naming the first problems, or print a one-line OK summary."""
+    if video_check is None:
+        video_check = has_videos(root, find_pairs(root))
     problems = validate_dataset(root, max_problems=max_problems, video_check=video_check,
-                                progress=True)
+                                progress=True, workers=workers)
     fail_on_problems(problems, root, max_problems)
     pairs = find_pairs(root)
     files = sum((p.expected is not None) + (p.unexpected is not None) for p in pairs)
