@@ -23,5 +23,5 @@ def ordered_map(function: Callable[[Item], Result], items: Sequence[Item], worke
         yield from map(function, items)
         return
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    with context.Pool(workers) as pool:  # leaving the block (also on close) terminates it
+    with context.Pool(min(workers, len(items))) as pool:  # leaving the block terminates it
         yield from pool.imap(function, items, chunksize=chunksize)

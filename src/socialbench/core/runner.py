@@ -281,7 +281,7 @@ def _map(builder: Builder, todo: Sequence[Job], out_dir: Path,
         yield from map(_build_one, args)
         return
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    pool = context.Pool(workers, initializer=keep_freed_memory)
+    pool = context.Pool(min(workers, len(todo)), initializer=keep_freed_memory)
     try:
         yield from pool.imap_unordered(_build_one, args, chunksize=1)
         pool.close()
