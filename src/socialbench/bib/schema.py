@@ -196,10 +196,6 @@ class Trial:
             self._frames, self._runs = frames, None
         return self._frames
 
-    @frames.setter
-    def frames(self, frames: list[Frame]) -> None:
-        self._frames, self._runs = frames, None
-
     @property
     def runs(self) -> tuple[Run, ...] | None:
         """The compact form while the trial has not been expanded into frames, else None."""

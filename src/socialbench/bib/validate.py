@@ -606,19 +606,20 @@ def _pair_problems(pair: EpisodePair, video_check: bool) -> list[str]:
 def validate_dataset(root: Path | str, *, max_problems: int | None = None,
                      video_check: bool | None = None, progress: bool = False,
                      on_pair: Callable[[EpisodePair], None] | None = None,
-                     workers: int = 1) -> list[str]:
+                     workers: int = 1, pairs: list[EpisodePair] | None = None) -> list[str]:
     """Problems found in a dataset root (ours or the released layout), first ones first.
 
     Stops once ``max_problems`` are found. Without a manifest (released data), checksums are
     not checked. ``video_check=None`` checks the videos when the dataset has them (see
     :func:`has_videos`). ``workers`` processes check pairs in parallel; the report is the same
-    for any number.
+    for any number. ``pairs``: the root's :func:`find_pairs`, when the caller has them already.
     """
     root = Path(root)
     problems: list[str] = []
     if (root / MANIFEST_NAME).exists():
         problems += [f"manifest: {p}" for p in verify_manifest(root)]
-    pairs = find_pairs(root)
+    if pairs is None:
+        pairs = find_pairs(root)
     if not pairs:
         problems.append(f"{root}: no episode files (*e.json / *u.json) found")
     if video_check is None:

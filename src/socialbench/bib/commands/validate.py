@@ -24,12 +24,12 @@ from socialbench.core.problems import fail_on_problems
 def validate(root: Path, max_problems: int, video_check: bool | None, workers: int) -> None:
     """Check every episode and pair under ROOT (manifest checksums, trials, motion, pairs,
     videos); exit 1 naming the first problems, or print a one-line OK summary."""
-    if video_check is None:
-        video_check = has_videos(root, find_pairs(root))
-    problems = validate_dataset(root, max_problems=max_problems, video_check=video_check,
-                                progress=True, workers=workers)
-    fail_on_problems(problems, root, max_problems)
     pairs = find_pairs(root)
+    if video_check is None:
+        video_check = has_videos(root, pairs)
+    problems = validate_dataset(root, max_problems=max_problems, video_check=video_check,
+                                progress=True, workers=workers, pairs=pairs)
+    fail_on_problems(problems, root, max_problems)
     files = sum((p.expected is not None) + (p.unexpected is not None) for p in pairs)
     both = sum(p.expected is not None and p.unexpected is not None for p in pairs)
     tasks = sorted({p.task or "?" for p in pairs})
