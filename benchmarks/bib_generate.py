@@ -166,7 +166,8 @@ def main() -> None:
     print(f"  reference, raw encode of the same frames: {raw:6.2f} episodes/s")
     print(f"  end-to-end with video : {n / t_video:6.2f} episodes/s "
           f"({100 * (n / t_video) / raw:.0f} % of raw encode; target >= 70 %)")
-    print(f"  end-to-end JSON only  : {n / t_json_only:6.2f} episodes/s (one process; the target is the whole command's); "
+    print(f"  end-to-end JSON only  : {n / t_json_only:6.2f} episodes/s "
+          "(one process; the target is the whole command's); "
           f"of which plan+build alone {n / t_build:6.1f} episodes/s")
     print(f"  JSON-only, stage sum (build + check + JSON): "
           f"{n / (t_build + t_check + t_json):6.2f} episodes/s (the rest of a job: its _meta "
@@ -183,7 +184,8 @@ def _print_json_only(split: str, n: int, n_tasks: int, per_task: int, files: int
           f"{files} files, {frames} frames, one process, JSON only")
     print(f"  stage costs per episode: plan+build {t_build * per:6.1f} ms | self-check "
           f"{t_check * per:5.1f} ms | JSON write {t_json * per:6.1f} ms")
-    print(f"  end-to-end JSON only  : {n / t_json_only:6.2f} episodes/s (one process; the target is the whole command's); "
+    print(f"  end-to-end JSON only  : {n / t_json_only:6.2f} episodes/s "
+          "(one process; the target is the whole command's); "
           f"of which plan+build alone {n / t_build:6.1f} episodes/s")
     print(f"  JSON-only, stage sum (build + check + JSON): "
           f"{n / (t_build + t_check + t_json):6.2f} episodes/s")
