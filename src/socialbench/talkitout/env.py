@@ -18,6 +18,7 @@ from socialbench.talkitout.grammar import (
     check_action,
     utterance,
 )
+from socialbench.talkitout.vocabulary import EMPTY_INDICATOR
 from socialbench.talkitout.world import (
     GUIDE_NAMES,
     NO_LIAR_GUIDE_NAME,
@@ -28,8 +29,6 @@ from socialbench.talkitout.world import (
     TalkDoor,
 )
 
-# Paper A.1.2: "In case of silence an 'empty indicator' symbol is used" (the symbol is ours).
-EMPTY_INDICATOR = "NA\n"
 # Every character an utterance can contain (names, colours, "Ask", "go to the ... door").
 UTTERANCE_CHARSET = frozenset(string.ascii_letters + " .:\n")
 
@@ -67,11 +66,13 @@ class TalkItOutEnv(MiniGridEnv):
     a wizard, a true guide and a lying guide; the guides are named "John" and "Jack" at random.
     The agent must ask the wizard "Where is the exit" (answer: "Ask John."), ask the guide so
     named (answer: "go to the red door"), go in front of that door and say "Open sesame". The
-    liar names a different wrong door, drawn afresh, at every question. NPCs hear the agent only
-    when it stands 4-adjacent to them (facing does not matter) and answer in the same step, in
-    the order wizard, true guide, liar, each answer prefixed by the speaker's name
-    ("Gandalf: Ask John.\\n", "John: go to the red door\\n"). The agent starts on a free cell
-    with a random direction (paper: never in front of a door).
+    liar names a different wrong door, drawn afresh, at every question (from one uniform double
+    of ``np_random``, ``int(u * 3)``; a layout takes 24 doubles, so the batched
+    :class:`~socialbench.talkitout.vector_env.TalkItOutVectorEnv` replays the same stream).
+    NPCs hear the agent only when it stands 4-adjacent to them (facing does not matter) and
+    answer in the same step, in the order wizard, true guide, liar, each answer prefixed by the
+    speaker's name ("Gandalf: Ask John.\\n", "John: go to the red door\\n"). The agent starts
+    on a free cell with a random direction (paper: never in front of a door).
 
     ## Action space
     ``MultiDiscrete([8, 5, 17])`` = (primitive, template, noun); the last index of each part is

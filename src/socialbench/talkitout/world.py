@@ -85,13 +85,15 @@ class Npc(WorldObj):
                rng: np.random.Generator) -> str:
         """This NPC's reply to "Where is the exit" (without the "Name: " prefix).
 
-        The liar draws a wrong door colour afresh, uniformly, at every question.
+        The liar draws a wrong door colour afresh, uniformly, at every question, from one
+        uniform double (``int(u * 3)``), so that a batched environment can consume the same
+        stream from blocks of pre-drawn doubles.
         """
         if self.role == "wizard":
             return f"Ask {true_guide_name}."
         if self.role == "guide":
             return f"go to the {target_colour} door"
-        return f"go to the {wrong_colours[int(rng.integers(len(wrong_colours)))]} door"
+        return f"go to the {wrong_colours[int(rng.random() * len(wrong_colours))]} door"
 
     def render(self, img: np.ndarray) -> None:
         colour = COLOUR_RGB[self.color]
