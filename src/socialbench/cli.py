@@ -14,7 +14,7 @@ from socialbench.errors import UserError
 # Each benchmark's command group, imported only when used: a command then starts without
 # loading the other benchmarks' libraries (MiniGrid, PyBullet, ...).
 _BENCHMARK_GROUPS = {
-    "talkitout": ("socialbench.talkitout.cli", "talkitout"),
+    "talkitout": ("socialbench.commands.talkitout", "talkitout"),
     "bib": ("socialbench.bib.cli", "bib"),
     "agent": ("socialbench.agent3d.cli", "agent"),
 }

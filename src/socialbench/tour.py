@@ -11,7 +11,7 @@ def run_tour(quick: bool = True, console: Console | None = None) -> None:
     """Run each benchmark's tour section in turn (each prints its own tables)."""
     from socialbench.agent3d.tour import tour as agent_tour
     from socialbench.bib.tour import tour as bib_tour
-    from socialbench.talkitout.tour import tour as talkitout_tour
+    from socialbench.commands.tour.talkitout import tour as talkitout_tour
 
     if console is None:
         console = Console()

@@ -105,7 +105,7 @@ def test_eval_save_writes_the_result_and_resumes_from_the_journal(tmp_path):
 def test_tour_prints_reference_agents_beside_table_1():
     from rich.console import Console
 
-    from socialbench.talkitout.tour import tour
+    from socialbench.commands.tour.talkitout import tour
 
     console = Console(record=True, width=140)
     tour(console, quick=True, episodes=10)

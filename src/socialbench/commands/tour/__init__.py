@@ -1,0 +1,1 @@
+"""``socialbench run``'s sections, one module per benchmark."""
