@@ -21,8 +21,7 @@ from rich.table import Table
 
 from socialbench.bib.generate import generate
 from socialbench.bib.io import load_episode
-from socialbench.observers.bib.evaluation import collect_pairs
-from socialbench.observers.bib.tour import OBSERVERS
+from socialbench.observers.bib.evaluation import AUDIT_OBSERVERS, collect_pairs
 from socialbench.voe.registry import make_observer
 
 
@@ -30,7 +29,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=3, help="pairs per sub-evaluation")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--observers", default=",".join(OBSERVERS))
+    parser.add_argument("--observers", default=",".join(AUDIT_OBSERVERS))
     args = parser.parse_args()
     console = Console()
     with tempfile.TemporaryDirectory() as tmp:

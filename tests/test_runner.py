@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from socialbench.core.errors import UserError
 from socialbench.core.runner import (
     JOURNAL_NAME,
     Job,
@@ -13,7 +14,6 @@ from socialbench.core.runner import (
     verify_manifest,
 )
 from socialbench.core.seeding import derive_seed
-from socialbench.errors import UserError
 
 
 def build_numbers(job: Job, staging: Path) -> None:

@@ -1,5 +1,5 @@
-"""The ``socialbench`` command. It only parses and calls: every sub-command lives with its
-benchmark (``talkitout/cli.py``, ``bib/cli.py``, ``agent3d/cli.py``)."""
+"""The ``socialbench`` command. It only parses and calls: each benchmark's command group is a
+module of :mod:`socialbench.commands`, the layer that joins benchmarks with their observers."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ import sys
 import click
 
 from socialbench import __version__
-from socialbench.errors import UserError
+from socialbench.core.errors import UserError
 
 # Each benchmark's command group, imported only when used: a command then starts without
 # loading the other benchmarks' libraries (MiniGrid, PyBullet, ...).
 _BENCHMARK_GROUPS = {
     "talkitout": ("socialbench.commands.talkitout", "talkitout"),
-    "bib": ("socialbench.bib.cli", "bib"),
-    "agent": ("socialbench.agent3d.cli", "agent"),
+    "bib": ("socialbench.commands.bib", "bib"),
+    "agent": ("socialbench.commands.agent", "agent"),
 }
 
 
@@ -55,6 +55,6 @@ def main() -> None:
               help="--quick keeps the tour to a few minutes on a laptop.")
 def run(quick: bool) -> None:
     """The tour: a small, complete run of every benchmark, printed beside the papers' numbers."""
-    from socialbench.tour import run_tour
+    from socialbench.commands.tour import run_tour
 
     run_tour(quick=quick)

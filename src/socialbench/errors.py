@@ -1,17 +1,7 @@
-"""User-facing errors: the command line prints these as one line, without a traceback."""
+"""The user-facing errors, re-exported from :mod:`socialbench.core.errors` where they live (the
+bottom layer: every package may raise them). Kept so ``from socialbench.errors import
+UserError`` goes on working for code and scripts written against it."""
 
+from socialbench.core.errors import DataFileError, UserError
 
-class UserError(Exception):
-    """Something the user can fix (bad option, unknown name, corrupt file).
-
-    The message must say what is wrong and how to fix it, in one line.
-    """
-
-
-class DataFileError(UserError):
-    """A data file that cannot be read: corrupt, truncated or of the wrong shape."""
-
-    def __init__(self, path: object, problem: str) -> None:
-        super().__init__(f"{path}: {problem}")
-        self.path = path
-        self.problem = problem
+__all__ = ["DataFileError", "UserError"]

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from socialbench.agent3d import generate as gen
 from socialbench.agent3d.io import load_trial
 from socialbench.cli import main
-from socialbench.errors import UserError
+from socialbench.core.errors import UserError
 
 
 def test_paper_counts_at_scale_one():

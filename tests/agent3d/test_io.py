@@ -22,7 +22,7 @@ from socialbench.agent3d.scene_builder import (
     read_states,
 )
 from socialbench.agent3d.schema import EntitySpec, EntityState
-from socialbench.errors import DataFileError, UserError
+from socialbench.core.errors import DataFileError, UserError
 
 MESH_MARGIN = 0.003  # PyBullet pads convex meshes by a 2 mm collision margin
 

@@ -20,8 +20,8 @@ from socialbench.agent3d.render import (
 )
 from socialbench.agent3d.samples import AGENT, FLOOR, GOAL, WALL, sample_trial, walk_video
 from socialbench.agent3d.schema import Camera, EntitySpec, EntityState, SceneConfig, Video
+from socialbench.core.errors import DataFileError, UserError
 from socialbench.core.video import count_frames
-from socialbench.errors import DataFileError, UserError
 
 SMALL = RenderOptions(width=32, height=24)
 

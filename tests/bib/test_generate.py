@@ -13,8 +13,8 @@ from socialbench.bib import generate as gen
 from socialbench.bib import load_episode
 from socialbench.bib.validate import validate_dataset
 from socialbench.cli import main
+from socialbench.core.errors import UserError
 from socialbench.core.runner import verify_manifest
-from socialbench.errors import UserError
 
 
 def tree(root: Path) -> dict[str, bytes]:

@@ -13,7 +13,7 @@ import pytest
 from socialbench.bib import dump_episode, episode_to_json, find_pairs, iter_episodes, load_episode
 from socialbench.bib import io as bib_io
 from socialbench.bib.schema import Block, Episode, Sprite, Trial
-from socialbench.errors import DataFileError, UserError
+from socialbench.core.errors import DataFileError, UserError
 
 SAMPLES = Path("/work/shared/data/bib_real_samples")
 SAMPLE_NAMES = ["000010loe", "000010lou", "000011loe", "000011lou", "000012loe", "000012lou"]

@@ -12,7 +12,6 @@ import pytest
 from click.testing import CliRunner
 
 from socialbench.bib import dump_episode, load_episode
-from socialbench.bib.commands.validate import validate
 from socialbench.bib.schema import Block, Episode, Frame, Sprite, Trial
 from socialbench.bib.shapes import HOME_PATH
 from socialbench.bib.validate import (
@@ -23,6 +22,7 @@ from socialbench.bib.validate import (
     validate_pair,
 )
 from socialbench.bib.video import write_episode_video
+from socialbench.commands.bib.validate import validate
 
 SAMPLES = Path("/work/shared/data/bib_real_samples")
 KITE = "./shapes/train/agents/kite.png"

@@ -10,7 +10,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from socialbench.bib.schema import Block, Episode, Frame, Sprite, Trial  # noqa: E402
-from socialbench.errors import UserError  # noqa: E402
+from socialbench.core.errors import UserError  # noqa: E402
 from socialbench.observers.bib import mask_data as md  # noqa: E402
 from socialbench.observers.bib.mask import (  # noqa: E402
     MaskConfig,

@@ -81,13 +81,18 @@ def test_missing_or_empty_data(tmp_path):
     assert empty.exit_code == 2 and "no expected/unexpected pairs" in empty.output
 
 
-def test_tour_prints_observers_beside_hbtom(dataset):
-    from rich.console import Console
+def test_audit_prints_every_observer_beside_hbtom(dataset):
+    result = CliRunner().invoke(main, ["bib", "audit", str(dataset), "--max-pairs", "2"],
+                                env={"COLUMNS": "120"})
+    assert result.exit_code == 0, result.output
+    assert "inv.plan" in result.output and "HBToM" in result.output
+    assert "99.7" in result.output
+    assert "preference" in result.output and "multi-agent" in result.output
 
-    from socialbench.observers.bib.tour import tour
 
-    console = Console(record=True, width=100)
-    tour(console, dataset, quick=True)
-    text = console.export_text()
-    assert "inv.plan" in text and "HBToM" in text and "99.7" in text
-    assert "preference" in text and "multi-agent" in text
+def test_audit_markdown_has_one_column_per_observer(dataset):
+    result = CliRunner().invoke(main, ["bib", "audit", str(dataset), "--markdown",
+                                       "--observers", "shortcut-key,inverse-planning"])
+    assert result.exit_code == 0, result.output
+    header = next(line for line in result.output.splitlines() if line.startswith("| sub-"))
+    assert header == "| sub-evaluation | pairs | shortcut-key | inverse-planning |"

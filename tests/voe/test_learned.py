@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from socialbench.bib.io import dump_episode
-from socialbench.errors import UserError
+from socialbench.core.errors import UserError
 from socialbench.observers.bib import handmade as hm
 from socialbench.observers.bib.evaluation import ready_observer, training_split
 from socialbench.voe import registry

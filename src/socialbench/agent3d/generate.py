@@ -26,9 +26,9 @@ from socialbench.agent3d.render import RenderOptions
 from socialbench.agent3d.scenarios import RECIPES, Context, RecipeError
 from socialbench.agent3d.scenes import sample_room
 from socialbench.agent3d.schema import TRIAL_TYPES, Trial
+from socialbench.core.errors import UserError
 from socialbench.core.runner import Job, run_jobs
 from socialbench.core.seeding import derive_seed, rng_for
-from socialbench.errors import UserError
 
 # agent spec, "Trials per type (train/val/test)"
 PAPER_COUNTS: dict[str, tuple[int, int, int]] = {

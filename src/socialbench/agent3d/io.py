@@ -51,7 +51,7 @@ from socialbench.agent3d.schema import (
     Trial,
     Video,
 )
-from socialbench.errors import DataFileError
+from socialbench.core.errors import DataFileError
 
 FORMAT = "socialbench-agent3d/1"
 TRIAL_FILE = "trial.json"

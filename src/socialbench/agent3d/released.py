@@ -57,7 +57,7 @@ from socialbench.agent3d.schema import (
     Video,
     VideoKind,
 )
-from socialbench.errors import DataFileError
+from socialbench.core.errors import DataFileError
 
 # agent spec, released generator's cameras (TDW: position, Euler degrees pitch/yaw/roll)
 ONE_GOAL_CAMERA = ((1.0, 1.45, 0.69), (23.06, -154.9, 0.0))

@@ -32,8 +32,8 @@ from PIL import Image
 from socialbench.agent3d.physics import p
 from socialbench.agent3d.scene_builder import build_scene, physics_client, set_states
 from socialbench.agent3d.schema import Camera, Video
+from socialbench.core.errors import DataFileError, UserError
 from socialbench.core.video import write_mp4
-from socialbench.errors import DataFileError, UserError
 
 FrameFormat = Literal["npz", "png", "none"]
 NPZ_NAME = "frames.npz"

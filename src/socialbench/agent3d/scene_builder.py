@@ -39,7 +39,7 @@ from scipy.spatial import ConvexHull
 
 from socialbench.agent3d.physics import p
 from socialbench.agent3d.schema import EntitySpec, EntityState, SceneConfig
-from socialbench.errors import UserError
+from socialbench.core.errors import UserError
 
 GRAVITY = -9.81  # AGENT spec (BIPaCK physics): gravity 9.81 m/s^2
 DEFAULT_TIMESTEP = 0.005  # AGENT spec (BIPaCK physics): 5 ms steps

@@ -57,10 +57,10 @@ from socialbench.agent3d.io import (
 from socialbench.agent3d.physics import p
 from socialbench.agent3d.scene_builder import build_scene, physics_client, set_states
 from socialbench.agent3d.schema import EntitySpec, Trial, Video
+from socialbench.core.errors import UserError
 from socialbench.core.parallel import ordered_map
 from socialbench.core.progress import progress_bar
 from socialbench.core.runner import MANIFEST_NAME, verify_manifest
-from socialbench.errors import UserError
 
 # A landing sinks into the floor for one frame by about one physics step's fall (measured up to
 # 2.5 cm at 1/210 s steps); passing through anything takes deeper or longer overlaps.

@@ -39,9 +39,9 @@ from socialbench.bib.tasks import EVAL_TASKS, TRAIN_TASKS, Built, Recipe
 from socialbench.bib.validate import validate_episodes, validate_pair
 from socialbench.bib.video import write_episode_video
 from socialbench.bib.world import BORDER, Resample
+from socialbench.core.errors import UserError
 from socialbench.core.runner import Job, Written, run_jobs, sha256_file
 from socialbench.core.seeding import derive_seed
-from socialbench.errors import UserError
 
 GENERATOR = "socialbench.bib.generate/1"
 META_DIR = "_meta"

@@ -46,9 +46,9 @@ from socialbench.bib.schema import (
     Trial,
     make_frame,
 )
+from socialbench.core.errors import DataFileError, UserError
 from socialbench.core.paths import safe_join
 from socialbench.core.runner import MANIFEST_NAME, load_manifest
-from socialbench.errors import DataFileError, UserError
 
 MAX_FILE_BYTES = 64 * 2**20  # ours: released files are ~2 MB; 64 MB bounds what one read holds
 MAX_TOP_LEVEL = 64  # top-level entries accepted before normalising (9 trials expected)

@@ -45,10 +45,10 @@ from socialbench.bib.schema import (
     Sprite,
     Trial,
 )
+from socialbench.core.errors import UserError
 from socialbench.core.parallel import ordered_map
 from socialbench.core.progress import progress_bar
 from socialbench.core.runner import MANIFEST_NAME, load_manifest, verify_manifest
-from socialbench.errors import UserError
 
 HOME_FRAMES = 31  # bib spec, measured: the agent sits on home for the first 31 frames
 HOLD_FRAMES = 84  # bib spec, measured: the agent holds at its goal for the last 84 frames

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from socialbench.errors import UserError
+from socialbench.core.errors import UserError
 
 
 def safe_join(root: Path, relpath: str) -> Path:

@@ -29,9 +29,9 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from socialbench.core.allocator import keep_freed_memory
+from socialbench.core.errors import UserError
 from socialbench.core.paths import safe_join
 from socialbench.core.progress import progress_bar
-from socialbench.errors import UserError
 
 MANIFEST_NAME = "manifest.json"
 JOURNAL_NAME = ".socialbench-journal.jsonl"

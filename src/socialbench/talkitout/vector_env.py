@@ -8,6 +8,7 @@ block of random numbers). Lockstep equality with ``SyncVectorEnv`` of
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -27,11 +28,14 @@ from socialbench.talkitout.vocabulary import (
     VOCAB_SIZE,
     WIZARD_LINE_TOKENS,
     decode,
+    guide_line,
+    wizard_line,
 )
 from socialbench.talkitout.world import (
     GUIDE_NAMES,
     NO_LIAR_GUIDE_NAME,
     NPC_OBJECT_INDEX,
+    SEVEN_COLOURS,
     WIZARD_NAME,
 )
 
@@ -41,19 +45,18 @@ def _said(template: Any, noun: Any) -> Any:
     return template * ACTION_NVEC[2] + noun
 
 
-_PAD = VIEW - 1  # the single env's padding: a view from any cell stays inside the array
+# The agent stands inside the room (x, y in 1..6), so a 7x7 view from it reaches at most
+# 6 cells beyond: 5 cells of padding around the 8x8 grid keep every view inside the array.
+_PAD = VIEW - 2
 _SIDE = GRID_SIZE + 2 * _PAD
 _CELLS = _SIDE * _SIDE
 # A padded cell (x, y) is the flat index (x + pad) * side + (y + pad), as env._enc[x, y].
 _STEP = np.array([dx * _SIDE + dy for dx, dy in _DIR_VEC], dtype=np.int64)
-_ADJACENT = np.array([1, -1, _SIDE, -_SIDE], dtype=np.int64)
 # View cell (i, j) facing d, as a flat offset from the agent's cell: (4, 49).
 _VIEW_OFFSETS = np.stack([(vx * _SIDE + vy).reshape(-1) for vx, vy in zip(_VIEW_X, _VIEW_Y,
                                                                           strict=True)])
-# Row-major cell order of the single env's free-cell list (y, then x) -> padded flat index.
-_Q_TO_CELL = np.array([(q % GRID_SIZE + _PAD) * _SIDE + q // GRID_SIZE + _PAD
-                       for q in range(GRID_SIZE * GRID_SIZE)], dtype=np.int64)
 _ROOM_SIZES = GRID_SIZE - MIN_ROOM + 1  # w, h in 5..8
+_DOOR_CHOICES = GRID_SIZE - 4  # a door lies at 2 + (0..w-5) along its wall: at most 4 places
 
 # A cell packed as one uint32, little-endian bytes (type, colour, state, NPC direction): one
 # 4-byte gather builds a whole 7x7 view.
@@ -65,7 +68,7 @@ _LIAR_SLOT = WIZARD_LINE_TOKENS + GUIDE_LINE_TOKENS + 4  # "<liar> go to the [co
 _NOOP = np.array(_words(None), dtype=np.int64)  # no move, nothing said
 _WHERE_IS_THE_EXIT = _said(*_words(WHERE_IS_THE_EXIT)[1:])
 _OPEN_SESAME = _said(*_words(OPEN_SESAME)[1:])
-_NVEC = np.array(ACTION_NVEC, dtype=np.int64)
+_NVEC = np.array(ACTION_NVEC, dtype=np.uint64)  # negative actions wrap round to huge values
 _PARTS = ("primitive", "template", "noun")
 _OTHER_DOORS = np.array([[j for j in range(4) if j != t] for t in range(4)], dtype=np.int64)
 _COLOUR_TOKEN0 = TOKEN["red"]  # colour tokens follow MiniGrid's colour index order
@@ -74,29 +77,91 @@ _AUTORESET_MODES = {m.value.lower(): m for m in (AutoresetMode.NEXT_STEP, Autore
 _NAME_TOKEN = {name: TOKEN[name.lower()] for name in (WIZARD_NAME, *GUIDE_NAMES)}
 
 
-def _room_templates() -> tuple[np.ndarray, np.ndarray]:
-    """Packed empty rooms, (4, 4, cells) uint32, and free interiors in row-major order,
-    (4, 4, 64) bool, for every room size w, h in 5..8."""
-    rooms = np.full((_ROOM_SIZES, _ROOM_SIZES, _SIDE, _SIDE), _WALL, dtype=np.uint32)
-    interiors = np.zeros((_ROOM_SIZES, _ROOM_SIZES, GRID_SIZE, GRID_SIZE), dtype=bool)
+# Which NPCs are 4-adjacent, from (NPC cell - agent cell + cells).
+_NEXT_TO = np.zeros(2 * _CELLS + 1, dtype=bool)
+_NEXT_TO[_CELLS + np.array([1, -1, _SIDE, -_SIDE])] = True
+_NPC_BITS = np.array([1, 2, 4])
+
+
+def _answer_tables() -> tuple[np.ndarray, np.ndarray]:
+    """For each set of answering NPCs (bits: wizard 1, guide 2, liar 4): the columns of the
+    (wizard, guide, liar) line row that make the step's utterance, left-aligned, padded with
+    the row's last column (always 0), (8, 15); and its length, (8,)."""
+    spans = [range(0, WIZARD_LINE_TOKENS), range(WIZARD_LINE_TOKENS, _LIAR_SLOT - 4),
+             range(_LIAR_SLOT - 4, MAX_STEP_TOKENS)]
+    columns = np.full((8, MAX_STEP_TOKENS), MAX_STEP_TOKENS, dtype=np.int64)
+    lengths = np.zeros(8, dtype=np.int64)
+    for who in range(8):
+        said = [c for j, span in enumerate(spans) if who >> j & 1 for c in span]
+        columns[who, :len(said)] = said
+        lengths[who] = len(said)
+    return columns, lengths
+
+
+_ANSWER_TOKENS, _ANSWER_LENGTH = _answer_tables()
+_STEP_SLOTS = np.arange(MAX_STEP_TOKENS)
+
+
+def _cell(x: Any, y: Any) -> Any:
+    return (x + _PAD) * _SIDE + y + _PAD
+
+
+def _rooms() -> tuple[np.ndarray, np.ndarray]:
+    """Every room size s = (w - 5) * 4 + (h - 5): the packed empty room, (16, cells) uint32, and
+    the cells of its interior in row-major order (y, then x), (16, 36), padded with -1."""
+    rooms = np.full((_ROOM_SIZES**2, _SIDE, _SIDE), _WALL, dtype=np.uint32)
+    interiors = np.full((_ROOM_SIZES**2, (GRID_SIZE - 2) ** 2), -1, dtype=np.int64)
     grid = slice(_PAD, _PAD + GRID_SIZE)
-    for wi in range(_ROOM_SIZES):
-        for hi in range(_ROOM_SIZES):
-            w, h = MIN_ROOM + wi, MIN_ROOM + hi
-            rooms[wi, hi, grid, grid] = _EMPTY  # outside the room but inside the grid: empty
-            rooms[wi, hi, _PAD:_PAD + w, _PAD:_PAD + h] = _WALL
-            rooms[wi, hi, _PAD + 1:_PAD + w - 1, _PAD + 1:_PAD + h - 1] = _EMPTY
-            interiors[wi, hi, 1:h - 1, 1:w - 1] = True  # [y, x]: row-major q = y * 8 + x
-    return (rooms.reshape(_ROOM_SIZES, _ROOM_SIZES, _CELLS),
-            interiors.reshape(_ROOM_SIZES, _ROOM_SIZES, -1))
+    for s, (w, h) in enumerate(itertools.product(range(MIN_ROOM, GRID_SIZE + 1), repeat=2)):
+        rooms[s, grid, grid] = _EMPTY  # outside the room but inside the grid: empty
+        rooms[s, _PAD:_PAD + w, _PAD:_PAD + h] = _WALL
+        rooms[s, _PAD + 1:_PAD + w - 1, _PAD + 1:_PAD + h - 1] = _EMPTY
+        cells = [_cell(x, y) for y in range(1, h - 1) for x in range(1, w - 1)]
+        interiors[s, :len(cells)] = cells
+    return rooms.reshape(len(rooms), _CELLS), interiors
 
 
-_ROOMS, _INTERIORS = _room_templates()
+def _door_layouts() -> tuple[np.ndarray, ...]:
+    """For every room size and door offsets, c = s * 256 + ((top * 4 + bottom) * 4 + left) * 4
+    + right: the door cells (c, 4), the cells in front of them (c, 4), and the single env's
+    free-cell list for NPCs (the interior without those, row-major) as cells and as interior
+    ranks, (c, 32) each (combinations the draw cannot make are filled but never read)."""
+    doors, fronts, free_cells, free_ranks = [], [], [], []
+    for w, h in itertools.product(range(MIN_ROOM, GRID_SIZE + 1), repeat=2):
+        interior = [(x, y) for y in range(1, h - 1) for x in range(1, w - 1)]
+        for tx, bx, ly, ry in itertools.product(range(2, 2 + _DOOR_CHOICES), repeat=4):
+            front = [(tx, 1), (bx, h - 2), (1, ly), (w - 2, ry)]
+            doors.append([_cell(tx, 0), _cell(bx, h - 1), _cell(0, ly), _cell(w - 1, ry)])
+            fronts.append([_cell(x, y) for x, y in front])
+            free = [(rank, c) for rank, c in enumerate(interior) if c not in front]
+            free += [(0, (1, 1))] * ((GRID_SIZE - 2) ** 2 - 4 - len(free))
+            free_ranks.append([rank for rank, _ in free])
+            free_cells.append([_cell(*c) for _, c in free])
+    return tuple(np.array(a, dtype=np.int64) for a in (doors, fronts, free_cells, free_ranks))
 
 
-def _kth_free(free: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """Row-major index of each row's k-th True cell: ``list.pop(k)`` on the free-cell list."""
-    return (np.cumsum(free, axis=1) <= k[:, None]).sum(axis=1)
+_ROOMS, _INTERIORS = _rooms()
+_DOORS, _FRONTS, _FREE_CELLS, _FREE_RANKS = _door_layouts()
+_INTERIOR_SIZE = np.array([(w - 2) * (h - 2) for w, h
+                           in itertools.product(range(MIN_ROOM, GRID_SIZE + 1), repeat=2)])
+
+
+def _colour_draws(n_colours: int) -> np.ndarray:
+    """Four distinct door colours for every sequence of ``pool.pop(k)`` draws, indexed by the
+    mixed-radix number of the four k's: (n * (n-1) * (n-2) * (n-3), 4)."""
+    table = []
+    for ks in itertools.product(*(range(n_colours - j) for j in range(4))):
+        pool = list(range(n_colours))
+        table.append([pool.pop(k) for k in ks])
+    return np.array(table, dtype=np.int64)
+
+
+def _skip(k: np.ndarray, taken: np.ndarray) -> np.ndarray:
+    """The k-th entry of a list once the entries at ``taken`` (rows sorted ascending) are
+    popped: ``list.pop(k)`` after earlier pops, counted in the original list."""
+    for j in range(taken.shape[1]):
+        k = k + (taken[:, j] <= k)
+    return k
 
 
 class TalkItOutVectorEnv(VectorEnv):
@@ -216,6 +281,13 @@ class TalkItOutVectorEnv(VectorEnv):
         self._npc_kind = np.array([NPC_OBJECT_INDEX | t << 16
                                    for t in (_WIZARD, _GUIDE, _GUIDE)[:self._n_npcs]],
                                   dtype=np.uint32)
+        self._multipliers = self._draw_sizes()
+        nc = self.n_colours
+        self._colour_draws = _colour_draws(nc)
+        self._colour_radix = np.array([(nc - 1) * (nc - 2) * (nc - 3), (nc - 2) * (nc - 3),
+                                       nc - 3, 1])
+        self._line_table = self._lines_said()
+        self._bounds = np.tile(_NVEC, n)
         self._rows = np.arange(n)
         self._row_cells = self._rows * _CELLS
         self._block = int(block_size)
@@ -228,7 +300,8 @@ class TalkItOutVectorEnv(VectorEnv):
         self._npc_pos = np.zeros((n, self._n_npcs), dtype=np.int64)
         self._fronts = np.zeros((n, 4), dtype=np.int64)  # the cell in front of each door
         self._target = np.zeros(n, dtype=np.int64)
-        self._lines = np.zeros((n, MAX_STEP_TOKENS), dtype=np.uint8)  # wizard, guide, liar
+        # Wizard, guide and liar lines, then a 0 that pads the step's utterance.
+        self._lines = np.zeros((n, MAX_STEP_TOKENS + 1), dtype=np.uint8)
         self._wrong = np.zeros((n, 3), dtype=np.uint8)  # the liar's colour tokens
         self._steps = np.zeros(n, dtype=np.int64)
         self._history = np.zeros((n, self.history_size), dtype=np.uint8)
@@ -236,6 +309,32 @@ class TalkItOutVectorEnv(VectorEnv):
         self._utterance = np.zeros((n, MAX_STEP_TOKENS), dtype=np.uint8)
         self._autoreset = np.zeros(n, dtype=bool)
         self._started = False
+
+    def _draw_sizes(self) -> np.ndarray:
+        """The n of each draw int(u * n) of TalkItOutEnv._gen_grid, by room size: (16, used)."""
+        nc, n = self.n_colours, self._n_npcs
+        table = []
+        for w, h in itertools.product(range(MIN_ROOM, GRID_SIZE + 1), repeat=2):
+            free = (w - 2) * (h - 2) - 4  # the interior less the cells in front of doors
+            agent = free - n + (4 if self.agent_start_in_front_of_door else 0)
+            table.append([_ROOM_SIZES, _ROOM_SIZES, w - 4, w - 4, h - 4, h - 4,
+                          nc, nc - 1, nc - 2, nc - 3, 4, 2, nc, nc, nc, 4, 4, 4,
+                          *(free - j for j in range(n)), agent, 4])
+        return np.array(table, dtype=np.float64)  # u * float(n) == u * n exactly
+
+    def _lines_said(self) -> np.ndarray:
+        """The NPCs' answers, wizard, guide, liar, as tokens (15,), for every (names swapped,
+        exit colour): (2 * n_colours, 15); the liar's colour slot is filled at each question."""
+        table = np.zeros((2, self.n_colours, MAX_STEP_TOKENS), dtype=np.uint8)
+        for swapped, colour in itertools.product(range(2), range(self.n_colours)):
+            if self.liar:
+                true, liar = GUIDE_NAMES[::-1] if swapped else GUIDE_NAMES
+                liar_line = guide_line(liar, SEVEN_COLOURS[0])
+            else:
+                true, liar_line = NO_LIAR_GUIDE_NAME, []
+            said = [*wizard_line(true), *guide_line(true, SEVEN_COLOURS[colour]), *liar_line]
+            table[swapped, colour, :len(said)] = said
+        return table.reshape(2 * self.n_colours, MAX_STEP_TOKENS)
 
     # ---------------------------------------------------------------- randomness
     def _seed(self, rows: np.ndarray, seeds: list[int | None]) -> None:
@@ -254,87 +353,56 @@ class TalkItOutVectorEnv(VectorEnv):
             self._uniforms[i, left:] = self._rngs[i].random(self._block - left)
             self._next[i] = 0
 
-    def _take(self, rows: np.ndarray, count: int) -> np.ndarray:
-        """The next ``count`` doubles of each row's stream, (len(rows), count)."""
-        start = rows * self._block + self._next[rows]
-        self._next[rows] += count
-        return self._uniforms.reshape(-1)[start[:, None] + np.arange(count)]
+    def _take(self, rows: np.ndarray, count: int, used: int | None = None) -> np.ndarray:
+        """The next ``count`` doubles of each row's stream, of which the first ``used`` are
+        returned, (len(rows), used)."""
+        first = self._next[rows]
+        self._next[rows] = first + count
+        start = rows * self._block + first
+        return self._uniforms.reshape(-1)[start[:, None] + np.arange(used or count)]
 
     # ---------------------------------------------------------------- layouts
     def _new_layouts(self, rows: np.ndarray) -> None:
-        """TalkItOutEnv._gen_grid for every environment in ``rows``, vectorised."""
-        u = self._take(rows, _UNIFORMS_PER_LAYOUT)
-        r = np.arange(len(rows))[:, None]
-
-        def draw(col: int | slice, n: Any) -> np.ndarray:  # int(u * n), as the single env
-            return (u[:, col] * n).astype(np.int64)
-
-        wi, hi = draw(0, _ROOM_SIZES), draw(1, _ROOM_SIZES)
-        w, h = wi + MIN_ROOM, hi + MIN_ROOM
-        # Door cells (x, y) and the room cell in front of each, row-major q = y * 8 + x.
-        door_x = np.stack([2 + draw(2, w - 4), 2 + draw(3, w - 4), np.zeros_like(w), w - 1], 1)
-        door_y = np.stack([np.zeros_like(h), h - 1, 2 + draw(4, h - 4), 2 + draw(5, h - 4)], 1)
-        front_x = np.stack([door_x[:, 0], door_x[:, 1], np.ones_like(w), w - 2], 1)
-        front_y = np.stack([np.ones_like(h), h - 2, door_y[:, 2], door_y[:, 3]], 1)
-        front_q = front_y * GRID_SIZE + front_x
-        # Four distinct door colours: pool.pop(k) four times.
-        pool = np.ones((len(rows), self.n_colours), dtype=bool)
-        colours = np.empty((len(rows), 4), dtype=np.int64)
-        for j in range(4):
-            colours[:, j] = c = _kth_free(pool, draw(6 + j, self.n_colours - j))
-            pool[r[:, 0], c] = False
-        target = draw(10, 4)
-        swapped = draw(11, 2) == 1
-        npc_colours = draw(slice(12, 15), self.n_colours)[:, :self._n_npcs]
-        npc_dirs = draw(slice(15, 18), 4)[:, :self._n_npcs]
-        # NPC cells: inside the room, never in front of a door, never on each other.
-        free = _INTERIORS[wi, hi]
-        free[r, front_q] = False
-        count = (w - 2) * (h - 2) - 4
-        npc_q = np.empty((len(rows), self._n_npcs), dtype=np.int64)
-        for j in range(self._n_npcs):
-            npc_q[:, j] = q = _kth_free(free, draw(18 + j, count))
-            free[r[:, 0], q] = False
-            count -= 1
-        if self.agent_start_in_front_of_door:
-            free[r, front_q] = True
-            count += 4
-        agent_q = _kth_free(free, draw(18 + self._n_npcs, count))
+        """TalkItOutEnv._gen_grid for every environment in ``rows``, as table look-ups."""
+        n = self._n_npcs
+        u = self._take(rows, _UNIFORMS_PER_LAYOUT, self._multipliers.shape[1])
+        # Every draw int(u * n) at once; the n of most draws depends on the room size only.
+        size = (u[:, :2] * _ROOM_SIZES).astype(np.int64) @ np.array([_ROOM_SIZES, 1])
+        k = (u * self._multipliers[size]).astype(np.int64)
+        layout = size * _DOOR_CHOICES**4 + k[:, 2:6] @ _DOOR_CHOICES ** np.arange(3, -1, -1)
+        colours = self._colour_draws[k[:, 6:10] @ self._colour_radix]
+        target, swapped = k[:, 10], k[:, 11]
+        # NPCs pop from the free-cell list in turn, then the agent picks from what is left.
+        picks = np.empty((len(rows), n), dtype=np.int64)
+        for j in range(n):
+            picks[:, j] = _skip(k[:, 18 + j], np.sort(picks[:, :j], axis=1))
+        npc_cells = _FREE_CELLS[layout[:, None], picks]
+        if self.agent_start_in_front_of_door:  # the list is the whole interior but the NPCs
+            taken = np.sort(_FREE_RANKS[layout[:, None], picks], axis=1)
+            agent = _INTERIORS[size, _skip(k[:, 18 + n], taken)]
+        else:
+            agent = _FREE_CELLS[layout, _skip(k[:, 18 + n], np.sort(picks, axis=1))]
 
         # The packed grid: the empty room, then doors and NPCs.
-        cells = _ROOMS[wi, hi]
-        door_cells = (door_x + _PAD) * _SIDE + door_y + _PAD
-        cells[r, door_cells] = _CLOSED_DOOR | colours.astype(np.uint32) << 8
-        npc_cells = _Q_TO_CELL[npc_q]
-        codes = self._npc_kind | npc_colours.astype(np.uint32) << 8
+        self._cells[rows] = _ROOMS[size]
+        grid = self._cells.reshape(-1)
+        base = rows[:, None] * _CELLS
+        grid[base + _DOORS[layout]] = _CLOSED_DOOR | colours.astype(np.uint32) << 8
+        codes = self._npc_kind | k[:, 12:12 + n].astype(np.uint32) << 8
         if self.npc_direction_channel:
-            codes |= npc_dirs.astype(np.uint32) << 24
-        cells[r, npc_cells] = codes
-        self._cells[rows] = cells
+            codes |= k[:, 15:15 + n].astype(np.uint32) << 24
+        grid[base + npc_cells] = codes
         self._npc_pos[rows] = npc_cells
-        self._fronts[rows] = _Q_TO_CELL[front_q]
-        self._pos[rows] = _Q_TO_CELL[agent_q]
-        self._dir[rows] = draw(19 + self._n_npcs, 4)
+        self._fronts[rows] = _FRONTS[layout]
+        self._pos[rows] = agent
+        self._dir[rows] = k[:, 19 + n]
         self._target[rows] = target
-
-        # What each NPC will say: "Gandalf: Ask {true}.", "{true}: go to the {exit} door",
-        # "{liar}: go to the {drawn at each question} door".
-        john, jack = _NAME_TOKEN[GUIDE_NAMES[0]], _NAME_TOKEN[GUIDE_NAMES[1]]
-        if self.liar:
-            true_name = np.where(swapped, jack, john)
-            liar_name = np.where(swapped, john, jack)
-        else:
-            true_name = np.full(len(rows), _NAME_TOKEN[NO_LIAR_GUIDE_NAME])
-            liar_name = np.zeros(len(rows), dtype=np.int64)
-        colour_tokens = colours + _COLOUR_TOKEN0
-        go_to_the = [TOKEN["go"], TOKEN["to"], TOKEN["the"]]
-        lines = np.zeros((len(rows), MAX_STEP_TOKENS), dtype=np.int64)
-        lines[:, 0], lines[:, 1], lines[:, 2] = _NAME_TOKEN[WIZARD_NAME], TOKEN["ask"], true_name
-        lines[:, 3], lines[:, 4:7] = true_name, go_to_the
-        lines[:, 7], lines[:, 8] = colour_tokens[r[:, 0], target], TOKEN["door"]
-        lines[:, 9], lines[:, 10:13], lines[:, 14] = liar_name, go_to_the, TOKEN["door"]
-        self._lines[rows] = lines
-        self._wrong[rows] = colour_tokens[r, _OTHER_DOORS[target]]
+        # What the NPCs will say (the liar's colour is drawn at each question).
+        exit_colour = colours[np.arange(len(rows)), target]
+        self._lines[rows, :MAX_STEP_TOKENS] = self._line_table[swapped * self.n_colours
+                                                               + exit_colour]
+        self._wrong[rows] = colours[np.arange(len(rows))[:, None], _OTHER_DOORS[target]] \
+            + _COLOUR_TOKEN0
 
     def _start_episodes(self, rows: np.ndarray) -> None:
         """Reset the environments in ``rows`` (their streams continue)."""
@@ -433,12 +501,13 @@ class TalkItOutVectorEnv(VectorEnv):
         if raw.shape != (self.num_envs, 3):
             raise ValueError(f"actions must have shape ({self.num_envs}, 3) = one (primitive, "
                              f"template, noun) row per environment, got {raw.shape}")
-        action = raw.astype(np.int64, copy=False)
+        action = np.ascontiguousarray(raw, dtype=np.int64)
         if raw.dtype.kind not in "iub" and not np.array_equal(action, raw):
             raise ValueError(f"actions must be integers, got dtype {raw.dtype}")
-        bad = (action < 0) | (action >= _NVEC)
-        if bad.any():
-            i, part = np.argwhere(bad)[0]
+        # One flat comparison (negatives wrap round as unsigned); broadcasting over rows of 3
+        # costs several times more.
+        if (action.reshape(-1).view(np.uint64) >= self._bounds).any():
+            i, part = np.argwhere(action.view(np.uint64) >= _NVEC)[0]
             raise ValueError(f"environment {i}: action {_PARTS[part]} index {action[i, part]} "
                              f"is outside 0..{_NVEC[part] - 1} ({_NVEC[part] - 1} means "
                              f"undefined)")
@@ -446,26 +515,24 @@ class TalkItOutVectorEnv(VectorEnv):
 
     def _answer(self, rows: np.ndarray) -> None:
         """Every NPC 4-adjacent to the agent answers, in wizard, guide, liar order."""
-        offsets = self._npc_pos[rows] - self._pos[rows, None]
-        near = np.isin(offsets, _ADJACENT)
+        near = _NEXT_TO[self._npc_pos[rows] - self._pos[rows, None] + _CELLS]
         lines = self._lines[rows]
         if self.liar:
             liars = np.flatnonzero(near[:, 2])
             if len(liars):
                 pick = (self._take(rows[liars], 1)[:, 0] * 3).astype(np.int64)
                 lines[liars, _LIAR_SLOT] = self._wrong[rows[liars], pick]
-        lengths = [WIZARD_LINE_TOKENS, GUIDE_LINE_TOKENS, GUIDE_LINE_TOKENS][:self._n_npcs]
-        keep = np.repeat(near, lengths, axis=1)
-        k, col = np.nonzero(keep)
-        dest = np.cumsum(keep, axis=1)[k, col] - 1  # left-aligned: the kept tokens in order
-        env = rows[k]
-        self._utterance[env, dest] = lines[k, col]
-        self._history[env, self._history_len[env] + dest] = lines[k, col]
-        self._history_len[rows] += keep.sum(axis=1)
+        who = near @ _NPC_BITS[:self._n_npcs]
+        said = lines[np.arange(len(rows))[:, None], _ANSWER_TOKENS[who]]
+        self._utterance[rows] = said
+        # 15 more tokens always fit (at most 15 a step); those past the answers are padding.
+        self._history[rows[:, None], self._history_len[rows, None] + _STEP_SLOTS] = said
+        self._history_len[rows] += _ANSWER_LENGTH[who]
 
     def _observation(self) -> dict[str, np.ndarray]:
-        cells = self._row_cells[:, None] + self._pos[:, None] + _VIEW_OFFSETS[self._dir]
-        packed = self._cells.reshape(-1)[cells]
+        cells = np.take(_VIEW_OFFSETS, self._dir, axis=0)
+        cells += (self._row_cells + self._pos)[:, None]
+        packed = np.take(self._cells.reshape(-1), cells)
         image = packed.view(np.uint8).reshape(self.num_envs, VIEW, VIEW, 4)
         if not self.npc_direction_channel:
             image = image[..., :3]

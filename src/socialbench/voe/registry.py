@@ -11,7 +11,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from socialbench.errors import UserError
+from socialbench.core.errors import UserError
 from socialbench.voe.observer import Observer
 
 # benchmark -> observer name -> module that registers it

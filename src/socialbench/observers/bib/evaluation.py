@@ -1,10 +1,10 @@
 """Evaluate a BIB observer on a dataset root: find the pairs, ready the observer, score.
 
 The glue between the files (``socialbench.bib.io``), the observers (``voe.registry``) and the
-shared loop (``voe.evaluate``), used by ``socialbench bib evaluate``, the tour and the speed
-script. Works on our generated layout and on the released one (task folders of ``<id>e.json`` /
-``<id>u.json``); a folder of pairs without task folders (like the six real sample files) is one
-task named after the folder.
+shared loop (``voe.evaluate``), used by ``socialbench bib evaluate`` and ``bib audit``, the tour
+and the speed script. Works on our generated layout and on the released one (task folders of
+``<id>e.json`` / ``<id>u.json``); a folder of pairs without task folders (like the six real
+sample files) is one task named after the folder.
 """
 
 from __future__ import annotations
@@ -17,9 +17,16 @@ from rich.console import Console
 
 from socialbench.bib.io import find_pairs, load_episode
 from socialbench.bib.published import EVAL_TASKS
+from socialbench.core.errors import UserError
 from socialbench.core.metrics import TiePolicy
-from socialbench.errors import UserError
-from socialbench.voe.evaluate import PairRating, TaskResult, rate_pairs, summarize
+from socialbench.observers.bib.shortcuts import SHORTCUTS
+from socialbench.voe.evaluate import (
+    PairRating,
+    TaskResult,
+    rate_pairs,
+    rate_pairs_many,
+    summarize,
+)
 from socialbench.voe.observer import LearnedObserver, Observer, Reduction
 from socialbench.voe.registry import make_observer
 
@@ -27,6 +34,8 @@ META_DIR = "_meta"  # the generator's design facts: never read by observers
 TRAIN_SHARE = 0.8  # bib spec: train/validation 80/20 by sorted file name within each task
 
 Pair = tuple[str, Path, Path]
+# The audit's observers (``socialbench bib audit``): every shortcut, then inverse planning.
+AUDIT_OBSERVERS: tuple[str, ...] = (*SHORTCUTS, "inverse-planning")
 
 
 def collect_pairs(root: Path | str, tasks: Sequence[str] = (),
@@ -142,3 +151,16 @@ def evaluate_observer(observer: Observer, pairs: Sequence[Pair], *, reduce: Redu
     ratings = rate_pairs(observer, pairs, reduce=reduce, load=load_episode, console=console,
                          progress=progress, workers=workers)
     return ratings, summarize(ratings, seed=seed, n_boot=n_boot, order=EVAL_TASKS, ties=ties)
+
+
+def compare_observers(root: Path | str, names: Sequence[str] = AUDIT_OBSERVERS, *,
+                      max_pairs: int | None = None, console: Console | None = None,
+                      progress: bool = True, n_boot: int = 200,
+                      workers: int = 1) -> dict[str, dict[str, TaskResult]]:
+    """Every pair under ``root`` rated by each observer (each file read once), scored per
+    task: observer name -> task -> result."""
+    pairs = collect_pairs(root, max_per_task=max_pairs)
+    observers = [make_observer("bib", name) for name in names]
+    ratings = rate_pairs_many(observers, pairs, load=load_episode, console=console,
+                              progress=progress, workers=workers)
+    return {name: summarize(ratings[name], n_boot=n_boot, order=EVAL_TASKS) for name in names}

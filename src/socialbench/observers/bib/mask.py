@@ -48,9 +48,9 @@ import torch
 from torch import nn
 
 from socialbench.bib.schema import GRID, N_FAMILIARIZATION, Episode
+from socialbench.core.errors import DataFileError, UserError
 from socialbench.core.progress import progress_bar
 from socialbench.core.seeding import rng_for
-from socialbench.errors import DataFileError, UserError
 from socialbench.observers.bib.mask_data import (
     N_CHANNELS,
     ChannelMap,

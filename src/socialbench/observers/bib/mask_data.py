@@ -29,9 +29,9 @@ import numpy as np
 from socialbench.bib.io import find_pairs, load_episode
 from socialbench.bib.schema import CELL, GRID, N_TRIALS, Episode, Frame, Sprite, Trial
 from socialbench.bib.shapes import TRAIN, shape_name
+from socialbench.core.errors import DataFileError, UserError
 from socialbench.core.progress import progress_bar
 from socialbench.core.runner import MANIFEST_NAME
-from socialbench.errors import DataFileError, UserError
 
 N_OBJECT_CHANNELS = 14  # bib paper, B.1: "target objects (14)"
 N_AGENT_CHANNELS = 5  # bib paper, B.1: "agents (5)"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from socialbench.errors import UserError
+from socialbench.core.errors import UserError
 
 
 def _resolution(text: str) -> tuple[int, int]:

@@ -1,9 +1,9 @@
-"""`socialbench agent ...`: generate and validate AGENT datasets."""
+"""`socialbench agent ...`: generate and validate AGENT datasets (one module per sub-command)."""
 
 import click
 
-from socialbench.agent3d.commands.generate import generate
-from socialbench.agent3d.commands.validate import validate
+from socialbench.commands.agent.generate import generate
+from socialbench.commands.agent.validate import validate
 
 
 @click.group(name="agent")

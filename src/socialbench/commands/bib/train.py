@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from socialbench.errors import UserError
+from socialbench.core.errors import UserError
 
 # bib paper, appendix Table 2: the mask model's per-cell precision/recall on the background tasks
 PAPER_BACKGROUND = {"single_object": (0.88, 0.67), "preference": (0.92, 0.57),

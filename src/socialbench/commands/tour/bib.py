@@ -2,28 +2,30 @@
 
 Generates a few episodes of every evaluation and background task (with video) into a temporary
 folder, checks them with the validator (files, pairs, videos, manifest), prints a table of what
-was made and the generator's audit statistics, then - when the observers are installed - hands
-the evaluation folder to ``socialbench.observers.bib.tour`` for its evaluation table.
+was made and the generator's audit statistics, then rates the evaluation pairs with the
+shortcut observers and inverse planning (the table of ``socialbench bib audit``).
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
 import os
 import tempfile
+import time
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
 from socialbench.bib.generate import META_DIR, SPLITS, audit_table, generate
+from socialbench.bib.published import RELATIVE_ACCURACY
 from socialbench.bib.validate import validate_dataset
+from socialbench.commands.bib.audit import LABELS
 from socialbench.core.runner import verify_manifest
+from socialbench.observers.bib.evaluation import compare_observers
+from socialbench.voe.report import comparison_table
 
 TOUR_SEED = 2021  # any fixed seed: the tour is reproducible
-OBSERVERS_TOUR = "socialbench.observers.bib.tour"
 
 
 def _frames(root: Path, task: str) -> int:
@@ -48,11 +50,18 @@ def _generate_and_check(root: Path, split: str, episodes: int, workers: int,
     return audit
 
 
-def _has_module(name: str) -> bool:
-    try:
-        return importlib.util.find_spec(name) is not None
-    except ModuleNotFoundError:  # a parent package is missing
-        return False
+def _observers(console: Console, data_dir: Path, quick: bool) -> None:
+    """Sub-evaluation x observer relative accuracy on the tour's episodes, beside HBToM."""
+    start = time.perf_counter()
+    results = compare_observers(data_dir, max_pairs=2 if quick else None, console=console)
+    console.print(comparison_table(
+        results, published=RELATIVE_ACCURACY, models=("HBToM",),
+        title="BIB observers: relative accuracy % (chance 50; ties count half)",
+        labels=LABELS))
+    pairs = sum(r.pairs for r in next(iter(results.values())).values() if r.task != "overall")
+    console.print(f"[dim]{len(results)} observers on {pairs} pairs in "
+                  f"{time.perf_counter() - start:.1f} s; few pairs per task: read the numbers "
+                  f"as a smoke test, the audit is in docs/bib_observers.md[/dim]")
 
 
 def tour(console: Console, quick: bool = True) -> None:
@@ -69,7 +78,4 @@ def tour(console: Console, quick: bool = True) -> None:
         console.print(table)
         console.print(audit_table(eval_audit))
         console.print(audit_table(train_audit))
-        if _has_module(OBSERVERS_TOUR):
-            importlib.import_module(OBSERVERS_TOUR).tour(console, eval_root, quick)
-        else:
-            console.print("[dim]BIB observers not installed: no evaluation table[/dim]")
+        _observers(console, eval_root, quick)

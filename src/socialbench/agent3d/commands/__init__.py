@@ -1,1 +1,0 @@
-"""One module per `socialbench agent` sub-command; `agent3d/cli.py` assembles them."""

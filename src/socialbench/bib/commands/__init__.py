@@ -1,1 +1,0 @@
-"""One module per `socialbench bib` sub-command; `bib/cli.py` assembles them."""

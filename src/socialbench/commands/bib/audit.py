@@ -1,0 +1,55 @@
+"""`socialbench bib audit DATA`: every shortcut observer and inverse planning on a dataset.
+
+The shortcut audit of docs/bib_observers.md: each file is read once and rated by every
+observer; the table is sub-evaluation x observer relative accuracy beside HBToM's published
+numbers (``--markdown``: the Markdown table the docs print).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+# Short labels so the table fits 80 columns.
+LABELS: dict[str, str] = {
+    "shortcut-nearest": "nearest", "shortcut-location": "location", "shortcut-path": "path",
+    "shortcut-direct": "direct", "shortcut-key": "key", "inverse-planning": "inv.plan",
+    "multi_agent": "multi-agent", "inaccessible_goal": "inaccessible",
+    "efficiency_path": "eff. path", "efficiency_time": "eff. time",
+    "efficiency_irrational": "eff. irrational", "instrumental_no_barrier": "instr. none",
+    "instrumental_inconsequential_barrier": "instr. inconseq.",
+    "instrumental_blocking_barrier": "instr. blocking",
+}
+
+
+@click.command(name="audit")
+@click.argument("data", type=click.Path(path_type=Path))
+@click.option("--max-pairs", type=click.IntRange(min=1), default=None,
+              help="Rate at most this many pairs per task (first by name).")
+@click.option("--observers", default=None,
+              help="Comma-separated observers (default: the five shortcuts and "
+                   "inverse-planning).")
+@click.option("--markdown", is_flag=True, help="Print a Markdown table instead.")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Worker processes rating pairs (the numbers do not depend on it).")
+def audit(data: Path, max_pairs: int | None, observers: str | None, markdown: bool,
+          workers: int) -> None:
+    """Rate every expected/unexpected pair under DATA with each observer (each file read once)
+    and print sub-evaluation x observer relative accuracy (%; ties count half)."""
+    from rich.console import Console
+
+    from socialbench.bib.published import RELATIVE_ACCURACY
+    from socialbench.observers.bib.evaluation import AUDIT_OBSERVERS, compare_observers
+    from socialbench.voe.report import comparison_table, markdown_table
+
+    names = [n.strip() for n in observers.split(",") if n.strip()] if observers else \
+        list(AUDIT_OBSERVERS)
+    console = Console(stderr=markdown)
+    results = compare_observers(data, names, max_pairs=max_pairs, console=console,
+                                workers=workers)
+    if markdown:
+        click.echo(markdown_table(results))
+    else:
+        console.print(comparison_table(results, published=RELATIVE_ACCURACY, models=("HBToM",),
+                                       labels=LABELS))
