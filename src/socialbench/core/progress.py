@@ -15,3 +15,12 @@ def progress_bar(label: str = "{task.description}", *, show: bool = True,
     return Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                     disable=not show, transient=transient,
                     console=console or Console(stderr=True))
+
+
+def training_bar(label: str, *, show: bool = True) -> Progress:
+    """The bar of a training run: frames done, frames per second and the rolling success rate
+    (a task's ``fps`` and ``success`` fields)."""
+    return Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(),
+                    TextColumn("{task.fields[fps]:>6.0f} FPS"),
+                    TextColumn("success {task.fields[success]:.3f}"), TimeRemainingColumn(),
+                    disable=not show, console=Console(stderr=True))

@@ -45,16 +45,24 @@ def _said(template: Any, noun: Any) -> Any:
     return template * ACTION_NVEC[2] + noun
 
 
-# The agent stands inside the room (x, y in 1..6), so a 7x7 view from it reaches at most
-# 6 cells beyond: 5 cells of padding around the 8x8 grid keep every view inside the array.
-_PAD = VIEW - 2
-_SIDE = GRID_SIZE + 2 * _PAD
-_CELLS = _SIDE * _SIDE
-# A padded cell (x, y) is the flat index (x + pad) * side + (y + pad), as env._enc[x, y].
-_STEP = np.array([dx * _SIDE + dy for dx, dy in _DIR_VEC], dtype=np.int64)
-# View cell (i, j) facing d, as a flat offset from the agent's cell: (4, 49).
-_VIEW_OFFSETS = np.stack([(vx * _SIDE + vy).reshape(-1) for vx, vy in zip(_VIEW_X, _VIEW_Y,
-                                                                          strict=True)])
+# Each environment's grid: the 64 cells, x * 8 + y, then one wall for everything beyond the
+# grid's edge (MiniGrid's Grid.slice shows walls there).
+_OUTSIDE = GRID_SIZE * GRID_SIZE
+_CELLS = _OUTSIDE + 1
+_STEP = np.array([dx * GRID_SIZE + dy for dx, dy in _DIR_VEC], dtype=np.int64)
+
+
+def _views() -> np.ndarray:
+    """The grid cells of the 7x7 view from cell q facing d, at row q * 4 + d: (256, 49)."""
+    views = np.empty((_OUTSIDE, 4, VIEW * VIEW), dtype=np.int64)
+    for q, d in itertools.product(range(_OUTSIDE), range(4)):
+        x, y = _VIEW_X[d].reshape(-1) + q // GRID_SIZE, _VIEW_Y[d].reshape(-1) + q % GRID_SIZE
+        inside = (x >= 0) & (x < GRID_SIZE) & (y >= 0) & (y < GRID_SIZE)
+        views[q, d] = np.where(inside, x * GRID_SIZE + y, _OUTSIDE)
+    return views.reshape(_OUTSIDE * 4, VIEW * VIEW)
+
+
+_VIEWS = _views()
 _ROOM_SIZES = GRID_SIZE - MIN_ROOM + 1  # w, h in 5..8
 _DOOR_CHOICES = GRID_SIZE - 4  # a door lies at 2 + (0..w-5) along its wall: at most 4 places
 
@@ -77,9 +85,10 @@ _AUTORESET_MODES = {m.value.lower(): m for m in (AutoresetMode.NEXT_STEP, Autore
 _NAME_TOKEN = {name: TOKEN[name.lower()] for name in (WIZARD_NAME, *GUIDE_NAMES)}
 
 
-# Which NPCs are 4-adjacent, from (NPC cell - agent cell + cells).
-_NEXT_TO = np.zeros(2 * _CELLS + 1, dtype=bool)
-_NEXT_TO[_CELLS + np.array([1, -1, _SIDE, -_SIDE])] = True
+# Which NPCs are 4-adjacent, from (NPC cell - agent cell + 64); both lie inside the room, so
+# y never wraps round.
+_NEXT_TO = np.zeros(2 * _OUTSIDE + 1, dtype=bool)
+_NEXT_TO[_OUTSIDE + np.array([1, -1, GRID_SIZE, -GRID_SIZE])] = True
 _NPC_BITS = np.array([1, 2, 4])
 
 
@@ -103,22 +112,22 @@ _STEP_SLOTS = np.arange(MAX_STEP_TOKENS)
 
 
 def _cell(x: Any, y: Any) -> Any:
-    return (x + _PAD) * _SIDE + y + _PAD
+    return x * GRID_SIZE + y
 
 
 def _rooms() -> tuple[np.ndarray, np.ndarray]:
-    """Every room size s = (w - 5) * 4 + (h - 5): the packed empty room, (16, cells) uint32, and
+    """Every room size s = (w - 5) * 4 + (h - 5): the packed empty grid, (16, 65) uint32, and
     the cells of its interior in row-major order (y, then x), (16, 36), padded with -1."""
-    rooms = np.full((_ROOM_SIZES**2, _SIDE, _SIDE), _WALL, dtype=np.uint32)
+    rooms = np.full((_ROOM_SIZES**2, _CELLS), _WALL, dtype=np.uint32)
     interiors = np.full((_ROOM_SIZES**2, (GRID_SIZE - 2) ** 2), -1, dtype=np.int64)
-    grid = slice(_PAD, _PAD + GRID_SIZE)
     for s, (w, h) in enumerate(itertools.product(range(MIN_ROOM, GRID_SIZE + 1), repeat=2)):
-        rooms[s, grid, grid] = _EMPTY  # outside the room but inside the grid: empty
-        rooms[s, _PAD:_PAD + w, _PAD:_PAD + h] = _WALL
-        rooms[s, _PAD + 1:_PAD + w - 1, _PAD + 1:_PAD + h - 1] = _EMPTY
+        grid = rooms[s, :_OUTSIDE].reshape(GRID_SIZE, GRID_SIZE)  # [x, y]
+        grid[:] = _EMPTY  # outside the room but inside the grid: empty
+        grid[:w, :h] = _WALL
+        grid[1:w - 1, 1:h - 1] = _EMPTY
         cells = [_cell(x, y) for y in range(1, h - 1) for x in range(1, w - 1)]
         interiors[s, :len(cells)] = cells
-    return rooms.reshape(len(rooms), _CELLS), interiors
+    return rooms, interiors
 
 
 def _door_layouts() -> tuple[np.ndarray, ...]:
@@ -515,7 +524,7 @@ class TalkItOutVectorEnv(VectorEnv):
 
     def _answer(self, rows: np.ndarray) -> None:
         """Every NPC 4-adjacent to the agent answers, in wizard, guide, liar order."""
-        near = _NEXT_TO[self._npc_pos[rows] - self._pos[rows, None] + _CELLS]
+        near = _NEXT_TO[self._npc_pos[rows] - self._pos[rows, None] + _OUTSIDE]
         lines = self._lines[rows]
         if self.liar:
             liars = np.flatnonzero(near[:, 2])
@@ -530,8 +539,8 @@ class TalkItOutVectorEnv(VectorEnv):
         self._history_len[rows] += _ANSWER_LENGTH[who]
 
     def _observation(self) -> dict[str, np.ndarray]:
-        cells = np.take(_VIEW_OFFSETS, self._dir, axis=0)
-        cells += (self._row_cells + self._pos)[:, None]
+        cells = np.take(_VIEWS, self._pos * 4 + self._dir, axis=0)
+        cells += self._row_cells[:, None]
         packed = np.take(self._cells.reshape(-1), cells)
         image = packed.view(np.uint8).reshape(self.num_envs, VIEW, VIEW, 4)
         if not self.npc_direction_channel:
@@ -545,3 +554,33 @@ class TalkItOutVectorEnv(VectorEnv):
         """(utterance, history) of each environment as the single env's strings."""
         return [(decode(u), decode(h, empty=""))
                 for u, h in zip(obs["utterance"], obs["utterance_history"], strict=True)]
+
+    # ---------------------------------------------------------------- checkpoints
+    # Every array that changes while the environments run (the rest is fixed by __init__).
+    _STATE_ARRAYS = ("_uniforms", "_next", "_cells", "_pos", "_dir", "_npc_pos", "_fronts",
+                     "_target", "_lines", "_wrong", "_steps", "_history", "_history_len",
+                     "_utterance", "_autoreset")
+
+    def get_state(self) -> dict[str, Any]:
+        """Everything needed to continue exactly where the environments are (a training
+        checkpoint): arrays as they are, each generator's state as plain Python values."""
+        return {"arrays": {name: getattr(self, name).copy() for name in self._STATE_ARRAYS},
+                "generators": [g.bit_generator.state for g in self._rngs],
+                "started": self._started}
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Continue from :meth:`get_state`'s output (of an environment built the same way)."""
+        for name in self._STATE_ARRAYS:
+            array = np.asarray(state["arrays"][name])
+            current = getattr(self, name)
+            if array.shape != current.shape:
+                raise ValueError(f"saved environment state {name} has shape {array.shape}, "
+                                 f"this environment {current.shape}: build it with the same "
+                                 f"num_envs, t_max and variant")
+            setattr(self, name, array.astype(current.dtype, copy=True))
+        self._rngs = []
+        for saved in state["generators"]:
+            generator = np.random.Generator(np.random.PCG64())
+            generator.bit_generator.state = saved
+            self._rngs.append(generator)
+        self._started = bool(state["started"])

@@ -1,0 +1,236 @@
+"""A study: every condition x variant x training seed, trained, evaluated and tabulated.
+
+It reproduces SocialAI 0.1's Table 1 (and Appendix B's variants): each run trains for the
+same number of frames, its final checkpoint is scored on the fixed 1000-episode test set, and
+each condition's success rates over seeds give mean +- std, with Welch's t-tests between
+conditions. Everything lives in one folder and the study resumes where it stopped:
+
+    runs/{condition}/{variant}/seed{S}/   one training run each (resumed from its checkpoint)
+    results.jsonl                         one line per finished (condition, variant, seed)
+    table1.json, table1.md                the table; curves.png the learning curves
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from socialbench.core.errors import UserError
+from socialbench.rl.conditions import PAPER_LABELS, PAPER_TABLE_1, parse_condition
+from socialbench.rl.ppo import PPOConfig
+from socialbench.rl.train import LOG, VARIANTS, RunConfig, read_log
+
+RESULTS = "results.jsonl"
+
+
+@dataclass(frozen=True)
+class Job:
+    condition: str
+    variant: str
+    seed: int
+    frames: int
+    episodes: int
+    precision: str
+    threads: int
+    t_max: int
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        return self.condition, self.variant, self.seed
+
+    def folder(self, out: Path) -> Path:
+        return out / "runs" / self.condition / self.variant / f"seed{self.seed}"
+
+
+def run_job(job: Job, out: Path) -> dict[str, Any]:
+    """Train (resuming) and evaluate one run; the random condition is only evaluated."""
+    import torch
+
+    torch.set_num_threads(job.threads)
+    condition = parse_condition(job.condition)
+    if not condition.trained:
+        from socialbench.talkitout.evaluate import success_rate
+
+        rate = success_rate("random", job.variant, job.seed, job.episodes)
+        return {"condition": job.condition, "variant": job.variant, "seed": job.seed,
+                "frames": 0, "success": rate}
+    from socialbench.rl.evaluate import load_agent
+    from socialbench.rl.evaluate import success_rate as model_success_rate
+    from socialbench.rl.train import Run
+
+    config = RunConfig(variant=job.variant, frames=job.frames, seed=job.seed, t_max=job.t_max,
+                       model=condition.model,
+                       ppo=PPOConfig(exploration_bonus=condition.exploration_bonus),
+                       precision=job.precision)
+    Run(job.folder(out), config, resume=True).train()
+    model, run, frames = load_agent(job.folder(out))
+    rate = model_success_rate(model, run, job.variant, job.seed, job.episodes)
+    return {"condition": job.condition, "variant": job.variant, "seed": job.seed,
+            "frames": frames, "success": rate}
+
+
+def read_results(out: Path) -> dict[tuple[str, str, int], dict[str, Any]]:
+    """Finished runs of the study (a line cut short by an interruption is ignored)."""
+    done: dict[tuple[str, str, int], dict[str, Any]] = {}
+    path = out / RESULTS
+    if path.exists():
+        for line in path.read_text().splitlines():
+            try:
+                entry = json.loads(line)
+                done[(entry["condition"], entry["variant"], int(entry["seed"]))] = entry
+            except (ValueError, KeyError, TypeError):
+                continue
+    return done
+
+
+def run_study(out: str | Path, conditions: Sequence[str], variants: Sequence[str], seeds: int,
+              frames: int, episodes: int = 1000, workers: int = 1, precision: str = "bf16",
+              t_max: int = 40, on_result: Callable[[dict[str, Any]], None] | None = None
+              ) -> dict[str, Any]:
+    """Run every missing (condition, variant, seed), then write and return the table."""
+    out = Path(out)
+    for name in conditions:
+        parse_condition(name)  # every name checked before any work
+    for variant in variants:
+        if variant not in VARIANTS:
+            raise UserError(f"unknown TalkItOut variant {variant!r}; choose from "
+                            f"{', '.join(VARIANTS)}")
+    if seeds < 1 or frames < 1 or workers < 1:
+        raise UserError("--seeds, --frames and --workers must be at least 1")
+    out.mkdir(parents=True, exist_ok=True)
+    threads = max(1, (os.cpu_count() or 1) // workers)
+    jobs = [Job(c, v, s, frames, episodes, precision, threads, t_max)
+            for c in conditions for v in variants for s in range(seeds)]
+    done = read_results(out)
+    todo = [j for j in jobs if j.key not in done
+            or (parse_condition(j.condition).trained and done[j.key]["frames"] < j.frames)]
+    if todo:
+        # Spawned, not forked: a forked PyTorch process can hang on its parent's thread pool.
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            futures = [pool.submit(run_job, job, out) for job in todo]
+            for future in as_completed(futures):
+                entry = future.result()
+                with open(out / RESULTS, "a") as handle:
+                    handle.write(json.dumps(entry) + "\n")
+                if on_result is not None:
+                    on_result(entry)
+    return write_table(out, conditions, variants, seeds)
+
+
+def summarise(entries: Sequence[dict[str, Any]], conditions: Sequence[str],
+              variants: Sequence[str]) -> dict[str, Any]:
+    """Mean +- std over seeds per condition and variant, and Welch's t-test of every pair."""
+    from socialbench.talkitout.evaluate import welch_t_test
+
+    rates: dict[str, dict[str, list[float]]] = {c: {v: [] for v in variants} for c in conditions}
+    frames: dict[str, dict[str, list[int]]] = {c: {v: [] for v in variants} for c in conditions}
+    for e in entries:
+        if e["condition"] in rates and e["variant"] in variants:
+            rates[e["condition"]][e["variant"]].append(float(e["success"]))
+            frames[e["condition"]][e["variant"]].append(int(e["frames"]))
+    rows = {c: {v: {"mean": float(np.mean(r)) if r else None,
+                    "std": float(np.std(r)) if r else None, "seeds": len(r),
+                    "frames": max(frames[c][v], default=0), "per_seed": r}
+                for v, r in by_variant.items()} for c, by_variant in rates.items()}
+    tests = []
+    for v in variants:
+        for a, b in combinations(conditions, 2):
+            if len(rates[a][v]) >= 2 and len(rates[b][v]) >= 2:
+                t, p = welch_t_test(rates[a][v], rates[b][v])
+                tests.append({"variant": v, "a": a, "b": b, "t": t, "p": p,
+                              "significant": p < 0.05})
+    return {"rows": rows, "welch": tests}
+
+
+def write_table(out: Path, conditions: Sequence[str], variants: Sequence[str],
+                seeds: int) -> dict[str, Any]:
+    """``table1.json`` and ``table1.md`` from the results so far, and ``curves.png``."""
+    table = summarise(list(read_results(out).values()), conditions, variants)
+    table["seeds_asked"] = seeds
+    (out / "table1.json").write_text(json.dumps(table, indent=2) + "\n")
+    (out / "table1.md").write_text(table_markdown(table, variants) + "\n")
+    plot_study_curves(out, conditions, variants)
+    return table
+
+
+def _cell(row: dict[str, Any]) -> str:
+    if row.get("mean") is None:
+        return "-"
+    return f"{row['mean']:.3f} +- {row['std']:.3f} (n={row['seeds']})"
+
+
+def table_markdown(table: dict[str, Any], variants: Sequence[str]) -> str:
+    """The measured rows and, where the paper has one, the paper's row beside each."""
+    header = "| condition | frames | " + " | ".join(variants) + " | paper (" + \
+        ", ".join(variants) + ") |"
+    lines = [header, "|" + " --- |" * (len(variants) + 3)]
+    for condition, by_variant in table["rows"].items():
+        paper = PAPER_TABLE_1.get(condition)
+        paper_cells = "-" if paper is None else ", ".join(
+            f"{paper[0 if v == 'original' else 1][0]:.3f} +- "
+            f"{paper[0 if v == 'original' else 1][1]:.3f}" for v in variants)
+        frames = max(r["frames"] for r in by_variant.values())
+        label = PAPER_LABELS.get(condition, condition)
+        lines.append(f"| {label} | {frames:,} | "
+                     + " | ".join(_cell(by_variant[v]) for v in variants)
+                     + f" | {paper_cells} |")
+    significant = [t for t in table["welch"] if t["significant"]]
+    if table["welch"]:
+        lines.append("")
+        lines.append("Welch's t-tests (p < 0.05): " + ("; ".join(
+            f"{t['variant']}: {t['a']} vs {t['b']} p={t['p']:.2g}" for t in significant)
+            or "no pair differs significantly"))
+    return "\n".join(lines)
+
+
+def plot_study_curves(out: Path, conditions: Sequence[str], variants: Sequence[str]
+                      ) -> Path | None:
+    """Mean rolling success rate over seeds against frames, one panel per variant (Fig. 3)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    fig, axes = plt.subplots(1, len(variants), figsize=(5.5 * len(variants), 3.6), dpi=100,
+                             squeeze=False)
+    drew = False
+    for ax, variant in zip(axes[0], variants, strict=True):
+        for condition in conditions:
+            curves = []
+            for log in sorted((out / "runs" / condition / variant).glob(f"seed*/{LOG}")):
+                rows = read_log(log)
+                if rows:
+                    curves.append(([int(r["frames"]) for r in rows],
+                                   [float(r["success_rolling"]) for r in rows]))
+            if not curves:
+                continue
+            length = min(len(f) for f, _ in curves)
+            mean = np.nanmean([s[:length] for _, s in curves], axis=0)
+            ax.plot(curves[0][0][:length], mean,
+                    label=f"{PAPER_LABELS.get(condition, condition)} ({len(curves)} seeds)")
+            drew = True
+        ax.set_title(f"TalkItOut {variant}")
+        ax.set_xlabel("frames")
+        ax.set_ylabel("success rate (last 100 episodes)")
+        ax.set_ylim(0, 1.02)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    if not drew:
+        plt.close(fig)
+        return None
+    fig.tight_layout()
+    path = out / "curves.png"
+    fig.savefig(path)
+    plt.close(fig)
+    return path
