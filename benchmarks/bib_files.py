@@ -23,7 +23,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from socialbench.bib.io import episode_to_json, load_episode, orjson
+from socialbench.bib.io import episode_to_json, load_episode
+from socialbench.bib.io.fast_json import orjson
 from socialbench.bib.render import Renderer
 from socialbench.bib.schema import FPS
 from socialbench.bib.video import write_episode_video

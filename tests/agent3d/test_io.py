@@ -292,7 +292,7 @@ def test_an_interrupted_rewrite_leaves_the_trial_incomplete(tmp_path, monkeypatc
     def crash(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(io, "atomic_write_json", crash)
+    monkeypatch.setattr(io, "write_json", crash)
     with pytest.raises(KeyboardInterrupt):
         write_trial(sample_trial("test"), root)
     with pytest.raises(DataFileError, match="trial.json: missing"):

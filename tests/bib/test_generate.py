@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from socialbench.bib import generate as gen
 from socialbench.bib import load_episode
+from socialbench.bib.io.layout import train_validation_split
 from socialbench.bib.validate import validate_dataset
 from socialbench.cli import main
 from socialbench.core.errors import UserError
@@ -94,7 +95,7 @@ def test_resume_after_a_killed_run(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
 def test_train_validation_split_is_last_fifth_by_sorted_name(tmp_path: Path) -> None:
     names = [f"{i:06d}so" for i in range(10)][::-1]
-    train, val = gen.train_validation_split(names)
+    train, val = train_validation_split(names)
     assert train == sorted(names)[:8] and val == sorted(names)[8:]
     gen.generate(tmp_path, "train", tasks="single_object", episodes=5, seed=0, video=False,
                  show_progress=False)

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from socialbench.bib import dump_episode, episode_to_json, find_pairs, iter_episodes, load_episode
-from socialbench.bib import io as bib_io
+from socialbench.bib.io import encode, fast_json, read
+from socialbench.bib.io.write import dump_episodes
 from socialbench.bib.schema import Block, Episode, Sprite, Trial
 from socialbench.core.errors import DataFileError, UserError
 
@@ -115,7 +116,7 @@ def test_older_key_lock_convention_maps_onto_key_and_lock(tmp_path: Path) -> Non
     assert frame.key[0].x == 40 and frame.lock[0].x == 60
     written = json.loads(episode_to_json(episode))[0][0]
     assert written["pin"] == [key] and written["key"] == [lock] and "lock" not in written
-    assert list(written) == list(bib_io.FRAME_KEYS)
+    assert list(written) == list(encode.FRAME_KEYS)
 
 
 def test_newer_pin_convention_pin_is_the_key(tmp_path: Path) -> None:
@@ -201,12 +202,12 @@ def test_empty_and_binary_files(tmp_path: Path) -> None:
 
 def test_allocation_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = write(tmp_path / "bige.json", small_raw())
-    monkeypatch.setattr(bib_io, "MAX_FILE_BYTES", 100)
+    monkeypatch.setattr(fast_json, "MAX_FILE_BYTES", 100)
     assert "over the 100-byte limit" in error_for(path)
     monkeypatch.undo()
-    monkeypatch.setattr(bib_io, "MAX_FRAMES_PER_TRIAL", 2)
+    monkeypatch.setattr(read, "MAX_FRAMES_PER_TRIAL", 2)
     assert "trial 0 has 3 frames, over the limit of 2" in error_for(path)
-    many = write(tmp_path / "manye.json", [[] for _ in range(bib_io.MAX_TOP_LEVEL + 1)])
+    many = write(tmp_path / "manye.json", [[] for _ in range(read.MAX_TOP_LEVEL + 1)])
     assert "top-level entries, over the limit" in error_for(many)
 
 
@@ -249,7 +250,7 @@ def test_find_pairs_uses_the_manifest_and_refuses_unsafe_paths(tmp_path: Path) -
 def test_fast_writer_equals_json_dumps_on_released_samples(name: str) -> None:
     episode = loaded(name)
     text = episode_to_json(episode)
-    assert text == bib_io.episode_to_json_reference(episode)
+    assert text == encode.episode_to_json_reference(episode)
     assert text == sample(name).read_text()
 
 
@@ -262,8 +263,8 @@ def test_fast_writer_equals_json_dumps_on_generated_episodes() -> None:
     for recipe in (EVAL_TASKS["preference"], TRAIN_TASKS["instrumental_action"]):
         b = build_episode(recipe, TRAIN, 3, 0)
         episodes = [Episode(t) for t in (b.expected, b.unexpected) if t is not None]
-        texts = bib_io.episodes_to_json(episodes)
-        assert texts == [bib_io.episode_to_json_reference(e) for e in episodes]
+        texts = encode.episodes_to_json(episodes)
+        assert texts == [encode.episode_to_json_reference(e) for e in episodes]
 
 
 def test_chunked_file_writer_writes_the_same_bytes(tmp_path: Path) -> None:
@@ -276,8 +277,8 @@ def test_chunked_file_writer_writes_the_same_bytes(tmp_path: Path) -> None:
     b = build_episode(EVAL_TASKS["efficiency_path"], TRAIN, 4, 0)
     episodes = [Episode(b.expected), Episode(b.unexpected), Episode([])]
     paths = [tmp_path / "t" / f"{k}.json" for k in range(3)]
-    bib_io.dump_episodes(list(zip(episodes, paths, strict=True)))
-    assert [p.read_text() for p in paths] == bib_io.episodes_to_json(episodes)
+    dump_episodes(list(zip(episodes, paths, strict=True)))
+    assert [p.read_text() for p in paths] == encode.episodes_to_json(episodes)
     assert paths[2].read_text() == "[]" and not list(tmp_path.glob("t/.*"))
 
 
@@ -289,7 +290,7 @@ def test_fast_writer_handles_floats_missing_sprites_and_equal_copies() -> None:
     frames.append(replace(frames[0], agent=None, home=None))
     frames.append(replace(frames[1], agent=replace(frames[1].agent, x=10.5, y=1e-7)))
     weird = Episode([Trial(frames)] * 9)
-    assert episode_to_json(weird) == bib_io.episode_to_json_reference(weird)
+    assert episode_to_json(weird) == encode.episode_to_json_reference(weird)
 
 
 @pytest.mark.parametrize("text", [
@@ -305,15 +306,15 @@ def test_fast_writer_handles_floats_missing_sprites_and_equal_copies() -> None:
 ])
 def test_shared_walls_parse_equals_plain_json(text: bytes) -> None:
     """The fast parse (each distinct walls text parsed once) gives what json.loads gives."""
-    if bib_io.orjson is None:
+    if fast_json.orjson is None:
         pytest.skip("orjson not installed")
-    assert bib_io._loads_shared_walls(text) == json.loads(text)
+    assert fast_json._loads_shared_walls(text) == json.loads(text)
 
 
 def test_shared_walls_parse_shares_one_value_per_distinct_text() -> None:
-    if bib_io.orjson is None:
+    if fast_json.orjson is None:
         pytest.skip("orjson not installed")
-    raw = bib_io._loads_shared_walls(sample("000010loe").read_bytes())
+    raw = fast_json._loads_shared_walls(sample("000010loe").read_bytes())
     assert raw == json.loads(sample("000010loe").read_bytes())
     assert raw[0][0]["walls"] is raw[0][1]["walls"]
 
@@ -329,6 +330,6 @@ def test_dump_episodes_returns_the_written_files_sha256(tmp_path: Path) -> None:
 
     b = build_episode(EVAL_TASKS["efficiency_path"], TRAIN, 4, 0)
     paths = [tmp_path / "e.json", tmp_path / "u.json"]
-    digests = bib_io.dump_episodes([(Episode(b.expected), paths[0]),
+    digests = dump_episodes([(Episode(b.expected), paths[0]),
                                     (Episode(b.unexpected), paths[1])])
     assert digests == [hashlib.sha256(p.read_bytes()).hexdigest() for p in paths]

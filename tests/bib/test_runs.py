@@ -7,12 +7,13 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from socialbench.bib import io as bib_io
 from socialbench.bib.generate import build_episode, list_border_repeats
+from socialbench.bib.io import encode
 from socialbench.bib.schema import Block, Episode, Frame, Run, Sprite, Trial
 from socialbench.bib.shapes import TRAIN
 from socialbench.bib.tasks import EVAL_TASKS, TRAIN_TASKS
-from socialbench.bib.validate import check_trial, validate_pair
+from socialbench.bib.validate.episode import check_trial
+from socialbench.bib.validate.pair import validate_pair
 
 AGENT = Sprite(20, 20, 6, "agent.png", (0, 0, 255))
 KEY = Sprite(40, 20, 9, "key.png", (1, 2, 3))
@@ -63,7 +64,7 @@ def test_writer_and_validator_agree_on_runs_and_frames(task: str) -> None:
     assert all(t.runs is not None for t in built.expected)
     e, u = Episode(built.expected), Episode(built.unexpected)
     e2, u2 = Episode(_frames_twin(built.expected)), Episode(_frames_twin(built.unexpected))
-    assert bib_io.episodes_to_json([e, u]) == bib_io.episodes_to_json([e2, u2])
+    assert encode.episodes_to_json([e, u]) == encode.episodes_to_json([e2, u2])
     assert all(t.runs is not None for t in built.expected)  # writing did not expand them
     assert validate_pair(task, e, u) == validate_pair(task, e2, u2) == []
     assert [check_trial(t, k) for k, t in enumerate(e.trials)] == [[]] * 9

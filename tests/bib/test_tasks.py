@@ -279,3 +279,10 @@ def test_drawn_frames_are_ordinary_frames() -> None:
         assert isinstance(frame, Frame) and replace(frame) == frame
         assert list(vars(frame)) == [f.name for f in fields(Frame)]
         assert vars(replace(frame)) == vars(frame)
+
+
+def test_the_recipes_are_the_released_task_folders_in_order() -> None:
+    from socialbench.bib.io.layout import EVALUATION_TASKS, TRAINING_TASKS
+
+    assert tuple(EVAL_TASKS) == EVALUATION_TASKS
+    assert tuple(TRAIN_TASKS) == TRAINING_TASKS

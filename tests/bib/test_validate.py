@@ -15,12 +15,12 @@ from socialbench.bib import dump_episode, load_episode
 from socialbench.bib.schema import Block, Episode, Frame, Sprite, Trial
 from socialbench.bib.shapes import HOME_PATH
 from socialbench.bib.validate import (
-    BORDER_RING,
     check_video,
     validate_dataset,
     validate_episode,
     validate_pair,
 )
+from socialbench.bib.validate.episode import BORDER_RING
 from socialbench.bib.video import write_episode_video
 from socialbench.commands.bib.validate import validate
 
@@ -262,7 +262,7 @@ def test_the_command_exits_nonzero_naming_problems_or_prints_ok(dataset: Path,
 def test_first_overlap_names_the_first_frame_when_frames_repeat() -> None:
     """Repeated Frame objects are checked together: the report still names the earliest
     frame."""
-    from socialbench.bib.validate import _first_overlap, _segments
+    from socialbench.bib.validate.episode import _first_overlap, _segments
 
     wall = (Block(100, 100),)
 
@@ -288,7 +288,7 @@ def test_overlap_lookup_on_the_cell_grid_equals_comparing_every_block() -> None:
     block-by-block comparison finds (touching is not overlapping)."""
     import numpy as np
 
-    from socialbench.bib.validate import _overlapping_rows
+    from socialbench.bib.validate.episode import _overlapping_rows
 
     rng = np.random.default_rng(0)
     cells = {(int(x), int(y)) for x, y in rng.integers(0, 10, size=(30, 2))}

@@ -301,7 +301,7 @@ def test_train_command_writes_a_checkpoint_and_resumes(tmp_path):
             "--batch-size", "4", "--quiet", "--epochs"]
     first = CliRunner().invoke(main, [*args, "1"])
     assert first.exit_code == 0, first.output
-    assert out.is_file() and len(list(out.parent.glob("mask.pt.data-*.npz"))) == 1
+    assert out.is_file() and len(list(out.parent.glob("mask.pt.data-*.npz"))) == 2
     assert "single_object" in first.output and "0.88" in first.output  # paper's precision beside
     loaded = MaskObserver.load(out)
     assert loaded.training_info["train_episodes"] == 8  # 80/20 within each task of 5

@@ -8,7 +8,7 @@ import pytest
 from socialbench.bib.io import dump_episode
 from socialbench.core.errors import UserError
 from socialbench.observers.bib import handmade as hm
-from socialbench.observers.bib.evaluation import ready_observer, training_split
+from socialbench.observers.bib.training import ready_observer, training_files
 from socialbench.voe import registry
 from socialbench.voe.observer import LearnedObserver
 
@@ -55,9 +55,12 @@ def train_root(tmp_path_factory):
 
 
 def test_training_split_is_80_20_by_sorted_name_within_each_task(train_root):
-    train, validation = training_split(train_root)
+    train, validation = training_files([train_root])
     assert len(train) == 8 and len(validation) == 2
-    assert sorted(p.name for p in validation.paths) == ["000004pre.json", "000004sie.json"]
+    assert sorted(p.name for p in validation) == ["000004pre.json", "000004sie.json"]
+    capped, held_out = training_files([train_root], max_per_task=3)  # first 3 by name, then split
+    assert [p.name for p in held_out] == ["000002pre.json", "000002sie.json"]
+    assert len(capped) == 4
 
 
 def test_fit_save_then_load(counting, train_root, tmp_path):

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -52,6 +51,7 @@ from socialbench.agent3d.schema import (
     Video,
 )
 from socialbench.core.errors import DataFileError
+from socialbench.core.files import atomic_write
 
 FORMAT = "socialbench-agent3d/1"
 TRIAL_FILE = "trial.json"
@@ -101,31 +101,28 @@ def write_trial(trial: Trial, trial_dir: Path, render: RenderOptions | None = No
     }
     if trial.surprising is not None:
         meta["test"] = {"expected": EXPECTED, "surprising": SURPRISING}
-    atomic_write_json(trial_dir / TRIAL_FILE, meta, indent=1)
+    write_json(trial_dir / TRIAL_FILE, meta, indent=1)
 
 
 def write_video(video: Video, video_dir: Path, render: RenderOptions | None = None) -> None:
     """Write ``scene_config.json`` and ``state_info.json`` (and rendered frames) of one video."""
     video_dir = Path(video_dir)
     video_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write_json(video_dir / CONFIG_FILE, config_to_json(video.config), indent=1)
-    atomic_write_text(video_dir / STATES_FILE, state_info_text(video))
+    write_json(video_dir / CONFIG_FILE, config_to_json(video.config), indent=1)
+    _write_line(video_dir / STATES_FILE, state_info_text(video))
     if render is not None:
         render_video(video, video_dir, render)
 
 
-def atomic_write_json(path: Path, data: Any, indent: int | None = None) -> None:
-    """Write JSON under a temporary name, then rename: the file is complete or absent."""
+def write_json(path: Path, data: Any, indent: int | None = None) -> None:
+    """Write ``data`` as JSON and a newline; the file is complete or absent."""
     separators = (",", ": ") if indent is not None else (",", ":")
-    atomic_write_text(path, json.dumps(data, indent=indent, separators=separators,
-                                       allow_nan=False))
+    _write_line(path, json.dumps(data, indent=indent, separators=separators, allow_nan=False))
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` and a newline under a temporary name, then rename."""
-    tmp = path.with_name(f".{path.name}.part")
-    tmp.write_text(text + "\n")
-    os.replace(tmp, path)
+def _write_line(path: Path, text: str) -> None:
+    with atomic_write(path) as tmp:
+        tmp.write_text(text + "\n")
 
 
 def named_videos(trial: Trial) -> list[tuple[str, Video]]:

@@ -77,16 +77,19 @@ STANDING = math.cos(math.radians(10))  # the occluder's up axis within 10 degree
 FALLEN = math.cos(math.radians(45))  # ... and, having fallen, more than 45 degrees off
 
 
-def validate_dataset(root: Path, *, max_problems: int = 20, workers: int = 1,
+def validate_dataset(root: Path | str, *, max_problems: int | None = None, workers: int = 1,
                      progress: bool = False) -> list[str]:
-    """Problems in every trial under ``root`` (empty: all good), at most ``max_problems``;
-    ``workers`` processes check trials in parallel (the report is the same for any number)."""
+    """Problems in every trial under ``root`` (empty: all good), first ones first; the same
+    arguments and defaults as BIB's ``validate_dataset``: stop once ``max_problems`` are found
+    (None: never); ``workers`` processes check trials in parallel (the report is the same for
+    any number); ``progress`` shows a bar."""
     root = Path(root)
     if workers < 1:
         raise UserError(f"--workers must be at least 1, got {workers}")
+    limit = max_problems if max_problems is not None else math.inf
     problems: list[str] = []
     if (root / MANIFEST_NAME).exists():
-        problems += verify_manifest(root)[:max_problems]
+        problems += verify_manifest(root)
     trials = find_trials(root)
     if not trials:
         raise UserError(f"no AGENT trials (folders with {TRIAL_FILE}) under {root}; "
@@ -97,14 +100,14 @@ def validate_dataset(root: Path, *, max_problems: int = 20, workers: int = 1,
         reports = stack.enter_context(contextlib.closing(
             ordered_map(validate_trial, trials, workers)))  # in order: a stable report
         for trial_dir, report in zip(trials, reports, strict=False):
+            if len(problems) >= limit:
+                break
             rel = trial_dir.relative_to(root).as_posix()
             problems += [f"{rel}: {problem}" for problem in report]
             bar.advance(task)
-            if len(problems) >= max_problems:
-                break
-    if len(problems) < max_problems:
+    if len(problems) < limit:
         problems += [f"dataset: {problem}" for problem in check_dataset(root, trials)]
-    return problems[:max_problems]
+    return problems if max_problems is None else problems[:max_problems]
 
 
 def check_dataset(root: Path, trials: list[Path]) -> list[str]:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
-import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -32,23 +31,24 @@ from typing import Any
 
 import numpy as np
 
-from socialbench.bib.io import write_chunks, write_episodes
+from socialbench.bib.io.layout import META_DIR, train_validation_split
+from socialbench.bib.io.write import write_chunks, write_episodes
 from socialbench.bib.schema import CELL, Block, Episode, Frame, Run, Trial
 from socialbench.bib.shapes import NEW, TRAIN, ShapeSet
 from socialbench.bib.tasks import EVAL_TASKS, TRAIN_TASKS, Built, Recipe
-from socialbench.bib.validate import validate_episodes, validate_pair
+from socialbench.bib.validate.episode import validate_episodes
+from socialbench.bib.validate.pair import validate_pair
 from socialbench.bib.video import write_episode_video
 from socialbench.bib.world import BORDER, Resample
 from socialbench.core.errors import UserError
+from socialbench.core.files import atomic_write
 from socialbench.core.runner import Job, Written, run_jobs, sha256_file
 from socialbench.core.seeding import derive_seed
 
 GENERATOR = "socialbench.bib.generate/1"
-META_DIR = "_meta"
 AUDIT_NAME = "audit.json"
 MAX_ATTEMPTS = 200  # resampling attempts per episode before giving up (a bug, not bad luck)
 MAX_BORDER_REPEATS = 36  # the ring's distinct cells
-VALIDATION_FRACTION = 0.2  # bib spec: train/validation 80/20 by sorted name within each task
 
 
 @dataclass(frozen=True)
@@ -259,15 +259,6 @@ def make_jobs(split: Split, tasks: Sequence[str], episodes: Mapping[str, int], s
     return jobs
 
 
-def train_validation_split(names: Sequence[str],
-                           fraction: float = VALIDATION_FRACTION) -> tuple[list[str], list[str]]:
-    """(train, validation) names of one task: the last ``fraction`` by sorted name validate."""
-    ordered = sorted(names)
-    n_val = int(round(len(ordered) * fraction))
-    cut = len(ordered) - n_val
-    return ordered[:cut], ordered[cut:]
-
-
 def _validation_info(split: Split, tasks: Sequence[str],
                      episodes: Mapping[str, int]) -> dict[str, Any]:
     first = {}
@@ -330,9 +321,8 @@ def write_audit(out: Path, tasks: Sequence[str]) -> dict[str, Any]:
                 sums[key] = sums.get(key, 0.0) + float(value)
         audit[task] = {"episodes": count,
                        **{k: round(v / count, 4) for k, v in sorted(sums.items())}}
-    tmp = out / f".{AUDIT_NAME}.tmp"
-    tmp.write_text(json.dumps(audit, indent=1, sort_keys=True))
-    os.replace(tmp, out / AUDIT_NAME)
+    with atomic_write(out / AUDIT_NAME) as tmp:
+        tmp.write_text(json.dumps(audit, indent=1, sort_keys=True))
     return audit
 
 

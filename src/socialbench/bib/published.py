@@ -12,14 +12,6 @@ Source of every number: the table "Published results" of the project's BIB spec
 
 from __future__ import annotations
 
-# The nine evaluation folders of the released data, in the papers' order (bib spec "Files").
-EVAL_TASKS: tuple[str, ...] = (
-    "preference", "multi_agent", "inaccessible_goal",
-    "efficiency_path", "efficiency_time", "efficiency_irrational",
-    "instrumental_no_barrier", "instrumental_inconsequential_barrier",
-    "instrumental_blocking_barrier",
-)
-
 MODELS: tuple[str, ...] = ("mask", "video", "BC-MLP", "BC-RNN", "Video-RNN", "VT", "IRENE", "HBToM")
 
 SOURCES: dict[str, str] = {

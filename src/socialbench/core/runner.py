@@ -30,6 +30,7 @@ from typing import Any
 
 from socialbench.core.allocator import keep_freed_memory
 from socialbench.core.errors import UserError
+from socialbench.core.files import atomic_write
 from socialbench.core.paths import safe_join
 from socialbench.core.progress import progress_bar
 
@@ -76,12 +77,6 @@ def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
         while block := handle.read(chunk):
             digest.update(block)
     return digest.hexdigest()
-
-
-def _atomic_write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
 
 
 # A process's staging folder is kept between its jobs: the sub-folders a builder makes are reused
@@ -222,11 +217,12 @@ def run_jobs(
     todo = [job for job in jobs if job.name not in done]
 
     journal_path = out_dir / JOURNAL_NAME
-    _atomic_write_text(journal_path, "".join(
-        json.dumps({"job": name, "files": files}, sort_keys=True) + "\n"
-        for name, files in sorted(done.items())))
+    with atomic_write(journal_path) as tmp:
+        tmp.write_text("".join(json.dumps({"job": name, "files": files}, sort_keys=True) + "\n"
+                               for name, files in sorted(done.items())))
     (out_dir / MANIFEST_NAME).unlink(missing_ok=True)
-    _atomic_write_text(out_dir / ".socialbench-dataset.json", json.dumps(info, sort_keys=True))
+    with atomic_write(out_dir / ".socialbench-dataset.json") as tmp:
+        tmp.write_text(json.dumps(info, sort_keys=True))
 
     _STAGING_READY.discard((str(out_dir), os.getpid()))  # the folder may be gone: remake it
     with open(journal_path, "a") as journal, progress_bar(show=show_progress) as progress:
@@ -238,7 +234,8 @@ def run_jobs(
             progress.advance(task)
 
     manifest = _manifest(info, {job.name: done[job.name] for job in jobs})
-    _atomic_write_text(out_dir / MANIFEST_NAME, json.dumps(manifest, indent=1, sort_keys=True))
+    with atomic_write(out_dir / MANIFEST_NAME) as tmp:
+        tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True))
     journal_path.unlink(missing_ok=True)
     (out_dir / ".socialbench-dataset.json").unlink(missing_ok=True)
     shutil.rmtree(out_dir / STAGING_NAME, ignore_errors=True)

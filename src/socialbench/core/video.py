@@ -5,12 +5,13 @@ that write no video start without it."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
+
+from socialbench.core.files import atomic_write
 
 
 def write_mp4(path: Path, frames: Iterable[np.ndarray], fps: int, *, crf: int = 18,
@@ -22,10 +23,8 @@ def write_mp4(path: Path, frames: Iterable[np.ndarray], fps: int, *, crf: int = 
     """
     import av
 
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.part")
     count = 0
-    with av.open(str(tmp), mode="w", format="mp4") as container:
+    with atomic_write(path) as tmp, av.open(str(tmp), mode="w", format="mp4") as container:
         stream = None
         for frame in frames:
             if stream is None:
@@ -46,7 +45,6 @@ def write_mp4(path: Path, frames: Iterable[np.ndarray], fps: int, *, crf: int = 
         if stream is not None:
             for packet in stream.encode():
                 container.mux(packet)
-    os.replace(tmp, path)
     return count
 
 

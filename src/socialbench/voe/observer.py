@@ -52,7 +52,13 @@ class LearnedObserver(Observer[EpisodeT]):
     @abstractmethod
     def fit(self, train: Sequence[EpisodeT], validation: Sequence[EpisodeT] = (),
             **options: Any) -> dict[str, float]:
-        """Train on expected-only training episodes; return final metrics (losses, ...)."""
+        """Train on expected-only training episodes; return final metrics (losses, ...).
+
+        The training path (``socialbench bib train``, ``evaluate --train``) passes the
+        observer's own hyperparameters and, with an output path, ``state_path`` (where to keep
+        a resumable state) and ``cache_prefix`` (where to keep prepared data); ``progress``
+        asks for progress bars.
+        """
 
     @abstractmethod
     def save(self, path: Path) -> None:

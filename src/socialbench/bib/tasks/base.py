@@ -25,7 +25,7 @@ import numpy as np
 from socialbench.bib import motion
 from socialbench.bib.schema import CELL, FRAME_SIZE, Block, Run, Sprite, Trial, make_frame
 from socialbench.bib.shapes import ShapeSet
-from socialbench.bib.validate import GOAL_TOUCH_PX
+from socialbench.bib.validate.episode import GOAL_TOUCH_PX
 from socialbench.bib.world import (
     AGENT_HALF,
     BORDER,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from pathlib import Path
 
@@ -14,8 +15,8 @@ from socialbench.core.problems import fail_on_problems
 @click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--max-problems", type=click.IntRange(min=1), default=20, show_default=True,
               help="Stop after this many problems.")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Processes checking trials in parallel.")
+@click.option("--workers", type=click.IntRange(min=1), default=os.cpu_count() or 1,
+              show_default="one per CPU", help="Worker processes (the report is the same).")
 def validate(root: Path, max_problems: int, workers: int) -> None:
     """Check every trial under ROOT (manifest checksums, states against configs, no
     penetration except type 2.5's surprising video, outcomes, pairs sharing familiarization;

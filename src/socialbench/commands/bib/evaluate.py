@@ -22,7 +22,8 @@ PUBLISHED_SHOWN = ("mask", "video", "IRENE", "HBToM")
 @click.option("--observer", "observer", required=True,
               help=f"Observer name: {', '.join(observer_names('bib'))}.")
 @click.option("--train", "train", type=click.Path(path_type=Path), default=None,
-              help="Fit a learned observer on this training split (80/20 train/validation).")
+              help="Fit a learned observer on this training split (80/20 train/validation), as "
+                   "`socialbench bib train` does with its defaults.")
 @click.option("--checkpoint", type=click.Path(path_type=Path), default=None,
               help="Learned observers: load this checkpoint, or save to it after --train.")
 @click.option("--tasks", default="", help="Comma-separated sub-evaluations (default: all found).")
@@ -45,11 +46,8 @@ def evaluate(data: Path, observer: str, train: Path | None, checkpoint: Path | N
     """Rate every expected/unexpected pair under DATA with an observer; print relative accuracy
     and AUC per sub-evaluation beside the published numbers."""
     from socialbench.bib.published import RELATIVE_ACCURACY
-    from socialbench.observers.bib.evaluation import (
-        collect_pairs,
-        evaluate_observer,
-        ready_observer,
-    )
+    from socialbench.observers.bib.evaluation import collect_pairs, evaluate_observer
+    from socialbench.observers.bib.training import ready_observer
     from socialbench.voe.report import results_json, results_table
 
     console = Console(stderr=as_json)

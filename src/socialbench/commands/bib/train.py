@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import time
 from pathlib import Path
 
@@ -24,7 +23,7 @@ PAPER_BACKGROUND = {"single_object": (0.88, 0.67), "preference": (0.92, 0.57),
                    "on several sets together.")
 @click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="Checkpoint to write. OUT.resume (state after each epoch, for resuming) and "
-                   "OUT.data-*.npz (each set's arrays) are kept beside it.")
+                   "OUT.data-*.npz (the train and validation arrays) are kept beside it.")
 @click.option("--epochs", default=5, show_default=True, type=click.IntRange(min=1))
 @click.option("--max-episodes", type=click.IntRange(min=1), default=None,
               help="Use at most N episodes of each training task (the first by sorted name).")
@@ -44,45 +43,19 @@ def train(observer_name: str, train_dirs: tuple[Path, ...], out: Path, epochs: i
     validation part reports per-cell precision/recall per task. Interrupted? Run the same command
     again: it resumes after the last finished epoch. A larger --epochs continues a finished run.
     """
-    from rich.console import Console
+    try:
+        import torch
+    except ModuleNotFoundError:
+        raise UserError("`bib train` needs PyTorch: pip install torch==2.13.0 && "
+                        "pip install -e '.[torch]'") from None
 
-    from socialbench.voe.observer import LearnedObserver
-    from socialbench.voe.registry import make_observer
-
-    observer = make_observer("bib", observer_name)
-    if not isinstance(observer, LearnedObserver):
-        raise UserError(f"observer {observer_name!r} has no parameters to train; choose a "
-                        f"learned observer such as mask")
-    if observer_name != "mask":
-        raise UserError(f"`bib train` knows how to train the mask observer only, not "
-                        f"{observer_name!r}")
-    import torch
-
-    from socialbench.observers.bib.mask_data import (
-        EpisodeArrays,
-        load_dataset_arrays,
-        split_validation,
-    )
+    from socialbench.observers.bib.training import train_observer
 
     torch.set_num_threads(threads)
-    console = Console(stderr=True, quiet=quiet)
-    out.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    parts = []
-    for root in train_dirs:
-        tag = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:8]
-        parts.append(load_dataset_arrays(root, observer.config.channels,
-                                         cache=out.with_name(f"{out.name}.data-{tag}.npz"),
-                                         max_per_task=max_episodes, progress=not quiet))
-    splits = [split_validation(arrays) for arrays in parts]
-    train_part = EpisodeArrays.concatenate([t for t, _ in splits])
-    val_part = EpisodeArrays.concatenate([v for _, v in splits])
-    console.log(f"{len(train_part)} training and {len(val_part)} validation episodes "
-                f"({time.perf_counter() - started:.1f} s to read)")
-    metrics = observer.fit(train_part, val_part, epochs=epochs, batch_size=batch_size, lr=lr,
-                           seed=seed, state_path=out.with_name(out.name + ".resume"),
-                           progress=not quiet)
-    observer.save(out)
+    _, metrics = train_observer(observer_name, train_dirs, out=out, max_per_task=max_episodes,
+                                progress=not quiet, epochs=epochs, batch_size=batch_size, lr=lr,
+                                seed=seed)
     elapsed = time.perf_counter() - started
     _print_table(metrics)
     click.echo(f"saved {out} ({elapsed:.1f} s in all)")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from socialbench.bib.io import find_pairs
+from socialbench.bib.io.layout import find_pairs
 from socialbench.bib.validate import has_videos, validate_dataset
 from socialbench.core.problems import fail_on_problems
 

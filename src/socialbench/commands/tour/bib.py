@@ -17,7 +17,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from socialbench.bib.generate import META_DIR, SPLITS, audit_table, generate
+from socialbench.bib.generate import SPLITS, audit_table, generate
+from socialbench.bib.io.layout import META_DIR
 from socialbench.bib.published import RELATIVE_ACCURACY
 from socialbench.bib.validate import validate_dataset
 from socialbench.commands.bib.audit import LABELS

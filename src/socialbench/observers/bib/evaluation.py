@@ -1,4 +1,4 @@
-"""Evaluate a BIB observer on a dataset root: find the pairs, ready the observer, score.
+"""Evaluate BIB observers on a dataset root: find the pairs, rate them, score.
 
 The glue between the files (``socialbench.bib.io``), the observers (``voe.registry``) and the
 shared loop (``voe.evaluate``), used by ``socialbench bib evaluate`` and ``bib audit``, the tour
@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 
 from socialbench.bib.io import find_pairs, load_episode
-from socialbench.bib.published import EVAL_TASKS
+from socialbench.bib.io.layout import EVALUATION_TASKS
 from socialbench.core.errors import UserError
 from socialbench.core.metrics import TiePolicy
 from socialbench.observers.bib.shortcuts import SHORTCUTS
@@ -27,11 +26,8 @@ from socialbench.voe.evaluate import (
     rate_pairs_many,
     summarize,
 )
-from socialbench.voe.observer import LearnedObserver, Observer, Reduction
+from socialbench.voe.observer import Observer, Reduction
 from socialbench.voe.registry import make_observer
-
-META_DIR = "_meta"  # the generator's design facts: never read by observers
-TRAIN_SHARE = 0.8  # bib spec: train/validation 80/20 by sorted file name within each task
 
 Pair = tuple[str, Path, Path]
 # The audit's observers (``socialbench bib audit``): every shortcut, then inverse planning.
@@ -48,8 +44,6 @@ def collect_pairs(root: Path | str, tasks: Sequence[str] = (),
     pairs: list[Pair] = []
     for pair in find_pairs(root):
         if pair.expected is None or pair.unexpected is None:
-            continue
-        if META_DIR in pair.expected.parts:
             continue
         task = pair.task or pair.expected.parent.name or "unnamed"
         pairs.append((task, pair.expected, pair.unexpected))
@@ -71,76 +65,8 @@ def collect_pairs(root: Path | str, tasks: Sequence[str] = (),
                 kept[pair[0]] = kept.get(pair[0], 0) + 1
                 trimmed.append(pair)
         pairs = trimmed
-    order = {t: i for i, t in enumerate(EVAL_TASKS)}
+    order = {t: i for i, t in enumerate(EVALUATION_TASKS)}
     return sorted(pairs, key=lambda p: (order.get(p[0], len(order)), p[0], str(p[1])))
-
-
-class LazyEpisodes(Sequence):
-    """Episode files read one at a time when indexed (training sets do not fit in memory)."""
-
-    def __init__(self, paths: Sequence[Path]) -> None:
-        self.paths = list(paths)
-
-    def __len__(self) -> int:
-        return len(self.paths)
-
-    def __getitem__(self, index):  # type: ignore[override]
-        if isinstance(index, slice):
-            return LazyEpisodes(self.paths[index])
-        return load_episode(self.paths[index])
-
-
-def training_split(root: Path | str) -> tuple[LazyEpisodes, LazyEpisodes]:
-    """Expected-only training episodes under ``root``, 80/20 by sorted name within each task."""
-    root = Path(root)
-    if not root.is_dir():
-        raise UserError(f"{root} is not a folder: give a BIB training dataset root "
-                        f"(make one with `socialbench bib generate --split train --out DIR`)")
-    by_task: dict[str, list[Path]] = {}
-    for pair in find_pairs(root):
-        if pair.expected is not None and META_DIR not in pair.expected.parts:
-            by_task.setdefault(pair.task or "", []).append(pair.expected)
-    if not by_task:
-        raise UserError(f"no training episodes (<id>e.json) under {root}")
-    train: list[Path] = []
-    validation: list[Path] = []
-    for paths in by_task.values():
-        paths = sorted(paths, key=lambda p: p.name)
-        cut = round(TRAIN_SHARE * len(paths))
-        train += paths[:cut]
-        validation += paths[cut:]
-    return LazyEpisodes(train), LazyEpisodes(validation)
-
-
-def ready_observer(name: str, *, train: Path | None = None, checkpoint: Path | None = None,
-                   console: Console | None = None, **options: Any) -> Observer:
-    """Build observer ``name``; fit (``train``) and/or load/save (``checkpoint``) learned ones.
-
-    A learned observer is fitted when ``train`` is given (and saved to ``checkpoint`` if given),
-    else loaded from ``checkpoint``. Other observers take neither.
-    """
-    observer = make_observer("bib", name, **options)
-    if not isinstance(observer, LearnedObserver):
-        if train is not None or checkpoint is not None:
-            raise UserError(f"observer {name!r} is not trained: drop --train/--checkpoint")
-        return observer
-    if train is not None:
-        train_set, validation = training_split(train)
-        metrics = observer.fit(train_set, validation)
-        if console is not None:
-            shown = ", ".join(f"{k}={v:.4g}" for k, v in metrics.items())
-            console.print(f"fitted {name} on {len(train_set)} episodes: {shown}")
-        if checkpoint is not None:
-            checkpoint.parent.mkdir(parents=True, exist_ok=True)
-            observer.save(checkpoint)
-        return observer
-    if checkpoint is None:
-        raise UserError(f"observer {name!r} is learned: give --train DIR to fit it or "
-                        f"--checkpoint PATH to load a fitted one")
-    if not checkpoint.is_file():
-        raise UserError(f"checkpoint {checkpoint} does not exist: fit one with --train DIR "
-                        f"--checkpoint {checkpoint}")
-    return type(observer).load(checkpoint)
 
 
 def evaluate_observer(observer: Observer, pairs: Sequence[Pair], *, reduce: Reduction = "max",
@@ -150,7 +76,8 @@ def evaluate_observer(observer: Observer, pairs: Sequence[Pair], *, reduce: Redu
     """Rate every pair and score per task (relative accuracy, AUC, bootstrap CIs)."""
     ratings = rate_pairs(observer, pairs, reduce=reduce, load=load_episode, console=console,
                          progress=progress, workers=workers)
-    return ratings, summarize(ratings, seed=seed, n_boot=n_boot, order=EVAL_TASKS, ties=ties)
+    return ratings, summarize(ratings, seed=seed, n_boot=n_boot, order=EVALUATION_TASKS,
+                              ties=ties)
 
 
 def compare_observers(root: Path | str, names: Sequence[str] = AUDIT_OBSERVERS, *,
@@ -163,4 +90,5 @@ def compare_observers(root: Path | str, names: Sequence[str] = AUDIT_OBSERVERS, 
     observers = [make_observer("bib", name) for name in names]
     ratings = rate_pairs_many(observers, pairs, load=load_episode, console=console,
                               progress=progress, workers=workers)
-    return {name: summarize(ratings[name], n_boot=n_boot, order=EVAL_TASKS) for name in names}
+    return {name: summarize(ratings[name], n_boot=n_boot, order=EVALUATION_TASKS)
+            for name in names}

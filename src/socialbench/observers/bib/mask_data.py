@@ -19,19 +19,16 @@ set is tensorized once and cached as an ``.npz`` file (:func:`save_arrays` / :fu
 from __future__ import annotations
 
 import hashlib
-import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from socialbench.bib.io import find_pairs, load_episode
 from socialbench.bib.schema import CELL, GRID, N_TRIALS, Episode, Frame, Sprite, Trial
 from socialbench.bib.shapes import TRAIN, shape_name
-from socialbench.core.errors import DataFileError, UserError
-from socialbench.core.progress import progress_bar
-from socialbench.core.runner import MANIFEST_NAME
+from socialbench.core.errors import DataFileError
+from socialbench.core.files import atomic_write
 
 N_OBJECT_CHANNELS = 14  # bib paper, B.1: "target objects (14)"
 N_AGENT_CHANNELS = 5  # bib paper, B.1: "agents (5)"
@@ -48,7 +45,6 @@ OTHER_AGENT = PAPER_CHANNELS + 1
 N_CHANNELS = PAPER_CHANNELS + 2
 
 CACHE_FORMAT = "socialbench-mask-arrays/1"
-VALIDATION_FRACTION = 0.2  # bib spec: train/validation 80/20 by sorted file name within each task
 
 
 @dataclass(frozen=True)
@@ -208,12 +204,10 @@ def tensorize(episodes: Iterable[Episode], channels: ChannelMap) -> EpisodeArray
 
 def save_arrays(path: Path, arrays: EpisodeArrays, key: str) -> None:
     """Write the arrays to ``path`` (.npz, compressed) atomically, tagged with a cache ``key``."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as handle:
+    with atomic_write(path) as tmp, open(tmp, "wb") as handle:  # a file: savez adds no suffix
         np.savez_compressed(handle, format=np.array(CACHE_FORMAT), key=np.array(key),
                             states=arrays.states, masks=arrays.masks, tasks=arrays.tasks,
                             names=arrays.names)
-    os.replace(tmp, path)
 
 
 def load_arrays(path: Path, key: str) -> EpisodeArrays | None:
@@ -238,74 +232,11 @@ def load_arrays(path: Path, key: str) -> EpisodeArrays | None:
 # ----------------------------------------------------------------------------- datasets on disk
 
 
-def dataset_key(root: Path, channels: ChannelMap, max_per_task: int | None) -> str:
-    """What a cache of ``root``'s arrays depends on: the manifest's checksum (or, without a
-    manifest, every JSON file's path, size and modification time), the channels and the cap."""
-    digest = hashlib.sha256(f"{CACHE_FORMAT}|{channels.to_json()}|{max_per_task}".encode())
-    manifest = root / MANIFEST_NAME
-    if manifest.is_file():
-        digest.update(manifest.read_bytes())
-    else:
-        for path in sorted(root.rglob("*.json")):
-            stat = path.stat()
-            digest.update(f"{path.relative_to(root)}|{stat.st_size}|{stat.st_mtime_ns}".encode())
+def files_key(paths: Sequence[Path], channels: ChannelMap) -> str:
+    """What a cache of these files' arrays depends on: each file's path, size and modification
+    time, and the channels."""
+    digest = hashlib.sha256(f"{CACHE_FORMAT}|{channels.to_json()}".encode())
+    for path in paths:
+        stat = Path(path).stat()
+        digest.update(f"{Path(path).resolve()}|{stat.st_size}|{stat.st_mtime_ns}\n".encode())
     return digest.hexdigest()
-
-
-def training_files(root: Path, max_per_task: int | None = None) -> list[Path]:
-    """The expected episode files under ``root``, sorted by task then name, at most
-    ``max_per_task`` per task (the first ones by sorted name)."""
-    per_task: dict[str, list[Path]] = {}
-    for pair in find_pairs(root):
-        if pair.expected is not None:
-            per_task.setdefault(pair.task or "", []).append(pair.expected)
-    files = []
-    for task in sorted(per_task):
-        names = sorted(per_task[task], key=lambda p: p.name)
-        files += names if max_per_task is None else names[:max_per_task]
-    return files
-
-
-def load_dataset_arrays(root: Path, channels: ChannelMap, cache: Path | None = None,
-                        max_per_task: int | None = None, progress: bool = True) -> EpisodeArrays:
-    """The arrays of every expected episode under ``root``, read once and cached at ``cache``.
-
-    Episode files are ~2 MB of JSON each; their arrays are ~23 kB, so a second run (another
-    epoch count, a resumed training) reads the ``.npz`` cache instead of the JSON, as long as
-    the dataset's manifest (and the channels and cap) are unchanged.
-    """
-    root = Path(root)
-    key = dataset_key(root, channels, max_per_task)
-    if cache is not None and (arrays := load_arrays(cache, key)) is not None:
-        return arrays
-    files = training_files(root, max_per_task)
-    if not files:
-        raise UserError(f"{root} holds no expected episode files (*e.json): give the root of a "
-                        f"BIB training set, e.g. one made by `socialbench bib generate --split "
-                        f"train`")
-    with progress_bar(show=progress) as bar:
-        task = bar.add_task("reading episodes", total=len(files))
-
-        def episodes() -> Iterable[Episode]:
-            for path in files:
-                yield load_episode(path)
-                bar.update(task, advance=1)
-
-        arrays = tensorize(episodes(), channels)
-    if cache is not None:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        save_arrays(cache, arrays, key)
-    return arrays
-
-
-def split_validation(arrays: EpisodeArrays,
-                     fraction: float = VALIDATION_FRACTION) -> tuple[EpisodeArrays, EpisodeArrays]:
-    """(train, validation): within each task, the last ``fraction`` by sorted name validates."""
-    train, val = [], []
-    for task in sorted(set(map(str, arrays.tasks))):
-        rows = np.flatnonzero(arrays.tasks == task)
-        rows = rows[np.argsort(arrays.names[rows], kind="stable")]
-        n_val = int(round(len(rows) * fraction)) if len(rows) > 1 else 0
-        train += rows[: len(rows) - n_val].tolist()
-        val += rows[len(rows) - n_val:].tolist()
-    return arrays.subset(train), arrays.subset(val)

@@ -1,43 +1,24 @@
-"""Checks that a BIB dataset is what the paper describes (see docs/bib.md, "Validation").
+"""The rules one BIB episode must follow on its own (see :mod:`socialbench.bib.validate`).
 
-Every check is a small function returning a list of problems (strings, first ones first), so
-generators and tests can run them on one episode or one pair:
-
-* :func:`validate_episode`: 9 trials; plausible trial lengths; the border ring of walls; walls,
-  objects and the agent's shape constant within a trial; the agent never overlaps a wall or a
-  present barrier; it moves at most 2 px per axis per frame; it sits on home for the first 31
-  frames, holds still for the last 84 and ends touching exactly one object (or the key or lock);
-  it never touches another object on its way; objects never overlap.
-* :func:`validate_pair`: the expected and unexpected episodes share their familiarization frame
-  for frame (efficiency_irrational: their tests are identical instead), and their test trials
-  differ exactly as the task's rule in :data:`TEST_RULES` says.
-* :func:`check_video`: the mp4 exists, has one 200 x 200 frame per JSON frame, and sampled
-  decoded frames match :func:`render_frame` of the JSON.
-* :func:`validate_dataset`: all of the above over a dataset root, plus the manifest checksums.
-
-Indices in messages count from 0 (trial 8 is the test trial).
+A trial is checked as *segments*: runs of frames equal but for the agent's place (a generated
+trial's runs, or frames of a read file sharing their other fields). The agent's square is
+tested against walls and barriers through an occupancy grid of whole cells.
 """
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from socialbench.bib.io import EpisodePair, find_pairs, load_episode
-from socialbench.bib.render import Renderer
 from socialbench.bib.schema import (
     CELL,
     FRAME_SIZE,
     GRID,
-    N_FAMILIARIZATION,
     N_TRIALS,
     Block,
     Episode,
@@ -45,10 +26,6 @@ from socialbench.bib.schema import (
     Sprite,
     Trial,
 )
-from socialbench.core.errors import UserError
-from socialbench.core.parallel import ordered_map
-from socialbench.core.progress import progress_bar
-from socialbench.core.runner import MANIFEST_NAME, load_manifest, verify_manifest
 
 HOME_FRAMES = 31  # bib spec, measured: the agent sits on home for the first 31 frames
 HOLD_FRAMES = 84  # bib spec, measured: the agent holds at its goal for the last 84 frames
@@ -56,15 +33,8 @@ MAX_STEP_PX = 2  # bib spec, measured: at most 2 px per axis per frame
 GOAL_TOUCH_PX = 13.0  # bib spec: centre distance 7-12.5 px at the end; +0.5 for rounding
 MIN_TRIAL_FRAMES = HOME_FRAMES + HOLD_FRAMES  # ours: one move (its frame is the first held)
 MAX_TRIAL_FRAMES = 1_000  # ours: released trials are 136-160 frames; instrumental ones are longer
-VIDEO_SAMPLES = 5  # decoded frames compared with the renderer per video
-VIDEO_POOL = 4  # compare 4 x 4 block means: H.264 4:2:0 smears colour edges
-VIDEO_TOLERANCE = 48.0  # max |difference| of block means; measured on two released episodes
-#                         (crf 18): the same frame <= 33, the agent moved by 1 px >= 51
 
 
-# --------------------------------------------------------------------------------------------
-# One episode
-# --------------------------------------------------------------------------------------------
 def _border_ring() -> set[tuple[int, int]]:
     last = (GRID - 1) * CELL
     return {(x, y) for x in range(0, GRID * CELL, CELL) for y in range(0, GRID * CELL, CELL)
@@ -414,233 +384,3 @@ def validate_episodes(episodes: Iterable[Episode]) -> list[str]:
     for slot in slots:
         problems += [slot] if isinstance(slot, str) else found[slot]
     return problems
-
-
-# --------------------------------------------------------------------------------------------
-# Expected / unexpected pairs
-# --------------------------------------------------------------------------------------------
-SAME, DIFFER, ANY, ABSENT = "same", "differ", "any", "absent"
-
-
-@dataclass(frozen=True)
-class TestRule:
-    """How a task's expected and unexpected test trials relate (compared on the test trial's
-    first frame for the layout, over the whole trial for the agent's path)."""
-
-    shared_familiarization: bool = True  # e and u familiarizations equal frame for frame
-    identical_tests: bool = False  # e and u test trials equal frame for frame
-    walls: str = SAME
-    fuse_walls: str = SAME  # also ABSENT: no removable barrier in either test
-    objects: str = SAME  # objects, key and lock
-    agent_shape: str = SAME
-    path: str = DIFFER  # the agent's positions over the trial
-    length: str = ANY
-
-
-# bib paper, section 3, and bib spec "Tasks"; the layout differences are the designs' own words.
-TEST_RULES: dict[str, TestRule] = {
-    # same layout, objects' places swapped from familiarization: e/u go to different objects
-    "preference": TestRule(),
-    # same layout, identical path; only the agent differs (familiar vs new)
-    "multi_agent": TestRule(agent_shape=DIFFER, path=SAME),
-    # e walls the preferred object in; u leaves both reachable
-    "inaccessible_goal": TestRule(walls=DIFFER, path=ANY),
-    # barrier removed: e straight, u the familiar detour
-    "efficiency_path": TestRule(),
-    # the inefficient path takes the same time as the efficient one
-    "efficiency_time": TestRule(length=SAME),
-    # e irrational, u rational familiarization; the same test
-    "efficiency_irrational": TestRule(shared_familiarization=False, identical_tests=True),
-    # no barrier: e direct, u to the key
-    "instrumental_no_barrier": TestRule(fuse_walls=ABSENT),
-    # a barrier that does not block: e direct, u to the key
-    "instrumental_inconsequential_barrier": TestRule(),
-    # e the barrier blocks, u it does not; the agent goes to the key in both
-    "instrumental_blocking_barrier": TestRule(fuse_walls=DIFFER, path=ANY),
-}
-
-
-def _first_frame(trial: Trial) -> Frame:
-    runs = trial.runs
-    return runs[0].template if runs else trial.frames[0]
-
-
-class _AgentPath:
-    """The agent's corner in every frame of a trial (NaN where a frame has no agent), compared
-    as a whole."""
-
-    def __init__(self, trial: Trial) -> None:
-        runs = trial.runs
-        if runs is not None:
-            self.xy = np.concatenate([r.xy for r in runs]).astype(float)
-        else:
-            self.xy = np.array([(f.agent.x, f.agent.y) if f.agent is not None
-                                else (math.nan, math.nan) for f in trial.frames], dtype=float)
-
-    def __eq__(self, other: object) -> bool:
-        return (isinstance(other, _AgentPath) and self.xy.shape == other.xy.shape
-                and bool(np.array_equal(self.xy, other.xy, equal_nan=True)))
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-def _relation(name: str, want: str, a: object, b: object) -> str | None:
-    if want == SAME and a != b:
-        return f"{name} differ between the expected and unexpected tests (they should not)"
-    if want == DIFFER and a == b:
-        return f"{name} are the same in the expected and unexpected tests (they should differ)"
-    return None
-
-
-def validate_pair(task: str | None, expected: Episode, unexpected: Episode) -> list[str]:
-    """Problems in how an expected and an unexpected episode relate, by the task's rule."""
-    if len(expected.trials) != N_TRIALS or len(unexpected.trials) != N_TRIALS:
-        return [f"pair has {len(expected.trials)}/{len(unexpected.trials)} trials, expected "
-                f"{N_TRIALS} each"]
-    rule = TEST_RULES.get(task or "", TestRule(path=ANY))
-    problems: list[str] = []
-    fam_e, fam_u = expected.familiarization, unexpected.familiarization
-    if rule.shared_familiarization:
-        for t in range(N_FAMILIARIZATION):
-            if fam_e[t] != fam_u[t]:
-                problems.append(f"trial {t}: the expected and unexpected familiarizations differ "
-                                "(they must be shared frame for frame)")
-                break
-    elif all(fam_e[t] == fam_u[t] for t in range(N_FAMILIARIZATION)):
-        problems.append("the expected and unexpected familiarizations are identical (this task "
-                        "shows different agents in them)")
-    te, tu = expected.test, unexpected.test
-    if rule.identical_tests:
-        if te != tu:
-            problems.append("the expected and unexpected test trials differ (they must be "
-                            "identical in this task)")
-        return problems
-    e0, u0 = _first_frame(te), _first_frame(tu)
-    checks = [
-        ("walls", rule.walls, e0.walls, u0.walls),
-        ("objects", rule.objects, (e0.objects, e0.key, e0.lock), (u0.objects, u0.key, u0.lock)),
-        ("agent shapes", rule.agent_shape, e0.agent and e0.agent.shape,
-         u0.agent and u0.agent.shape),
-        ("agent paths", rule.path, _AgentPath(te), _AgentPath(tu)),
-        ("test lengths", rule.length, len(te), len(tu)),
-    ]
-    if rule.fuse_walls == ABSENT:
-        if e0.fuse_walls or u0.fuse_walls:
-            problems.append("test trial: a removable barrier is present (this task has none)")
-    else:
-        checks.append(("removable barriers", rule.fuse_walls, e0.fuse_walls, u0.fuse_walls))
-    for name, want, a, b in checks:
-        if (msg := _relation(name, want, a, b)) is not None:
-            problems.append(f"test trial: {msg}")
-    return problems
-
-
-# --------------------------------------------------------------------------------------------
-# Video agreement
-# --------------------------------------------------------------------------------------------
-def _pooled(image: np.ndarray) -> np.ndarray:
-    h, w = image.shape[0] // VIDEO_POOL, image.shape[1] // VIDEO_POOL
-    crop = image[:h * VIDEO_POOL, :w * VIDEO_POOL].astype(np.float32)
-    return crop.reshape(h, VIDEO_POOL, w, VIDEO_POOL, 3).mean(axis=(1, 3))
-
-
-def check_video(episode: Episode, path: Path, samples: int = VIDEO_SAMPLES) -> list[str]:
-    """Problems in how an episode's mp4 agrees with its JSON (frame count, size, pixels)."""
-    import av  # here, not at the top: generation without video never needs it (~0.1 s)
-
-    path = Path(path)
-    if not path.is_file():
-        return [f"{path.name}: video missing"]
-    frames = [fr for trial in episode.trials for fr in trial.frames]
-    wanted = set(np.linspace(0, len(frames) - 1, samples).round().astype(int).tolist())
-    renderer = Renderer()
-    problems: list[str] = []
-    count = 0
-    try:
-        with av.open(str(path)) as container:
-            for index, decoded in enumerate(container.decode(video=0)):
-                count = index + 1
-                if (decoded.width, decoded.height) != FRAME_SIZE:
-                    return [f"{path.name}: video is {decoded.width}x{decoded.height}, expected "
-                            f"{FRAME_SIZE[0]}x{FRAME_SIZE[1]}"]
-                if index in wanted and index < len(frames) and not problems:
-                    image = decoded.to_ndarray(format="rgb24")
-                    gap = float(np.abs(_pooled(image) - _pooled(renderer.render(frames[index])))
-                                .max())
-                    if gap > VIDEO_TOLERANCE:
-                        problems.append(f"{path.name}: frame {index} does not match the JSON "
-                                        f"(block difference {gap:.0f} > {VIDEO_TOLERANCE:g})")
-    except (av.error.FFmpegError, OSError) as exc:
-        return [f"{path.name}: video cannot be decoded ({exc})"]
-    if count != len(frames):
-        problems.insert(0, f"{path.name}: video has {count} frames, the JSON {len(frames)}")
-    return problems
-
-
-# --------------------------------------------------------------------------------------------
-# A dataset root
-# --------------------------------------------------------------------------------------------
-def _pair_problems(pair: EpisodePair, video_check: bool) -> list[str]:
-    episodes: dict[str, Episode] = {}
-    problems: list[str] = []
-    for path in (pair.expected, pair.unexpected):
-        if path is None:
-            continue
-        try:
-            episode = load_episode(path)
-        except UserError as exc:
-            problems.append(str(exc))
-            continue
-        episodes[path.name] = episode
-        problems += [f"{path.name}: {p}" for p in validate_episode(episode)]
-        if video_check:
-            problems += check_video(episode, path.with_suffix(".mp4"))
-    if pair.expected and pair.unexpected and len(episodes) == 2:
-        e, u = episodes[pair.expected.name], episodes[pair.unexpected.name]
-        problems += [f"{pair.name} ({pair.task}): {p}" for p in validate_pair(pair.task, e, u)]
-    elif pair.expected is None:
-        problems.append(f"{pair.unexpected}: no matching expected (e) file")
-    return problems
-
-
-def validate_dataset(root: Path | str, *, max_problems: int | None = None,
-                     video_check: bool | None = None, progress: bool = False,
-                     on_pair: Callable[[EpisodePair], None] | None = None,
-                     workers: int = 1, pairs: list[EpisodePair] | None = None) -> list[str]:
-    """Problems found in a dataset root (ours or the released layout), first ones first.
-
-    Stops once ``max_problems`` are found. Without a manifest (released data), checksums are
-    not checked. ``video_check=None`` checks the videos when the dataset has them (see
-    :func:`has_videos`). ``workers`` processes check pairs in parallel; the report is the same
-    for any number. ``pairs``: the root's :func:`find_pairs`, when the caller has them already.
-    """
-    root = Path(root)
-    problems: list[str] = []
-    if (root / MANIFEST_NAME).exists():
-        problems += [f"manifest: {p}" for p in verify_manifest(root)]
-    if pairs is None:
-        pairs = find_pairs(root)
-    if not pairs:
-        problems.append(f"{root}: no episode files (*e.json / *u.json) found")
-    if video_check is None:
-        video_check = has_videos(root, pairs)
-    check = functools.partial(_pair_problems, video_check=video_check)
-    with progress_bar("validating", show=progress, transient=True) as bar, \
-            contextlib.closing(ordered_map(check, pairs, workers)) as reports:
-        for pair, report in zip(bar.track(pairs), reports, strict=False):
-            if max_problems is not None and len(problems) >= max_problems:
-                break
-            problems += report
-            if on_pair is not None:
-                on_pair(pair)
-    return problems if max_problems is None else problems[:max_problems]
-
-
-def has_videos(root: Path, pairs: list[EpisodePair]) -> bool:
-    """Whether a dataset comes with videos: as its manifest says (``--no-video`` datasets do
-    not), or, without one (released data), whether its first episode file has an mp4 beside it.
-    A dataset with videos then misses none unnoticed: each pair's are checked."""
-    if (root / MANIFEST_NAME).exists():
-        return bool(load_manifest(root).get("dataset", {}).get("video", True))
-    first = next((p.expected or p.unexpected for p in pairs), None)
-    return first is not None and first.with_suffix(".mp4").exists()

@@ -1,0 +1,54 @@
+"""Whether a BIB episode's mp4 shows what its JSON says."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from socialbench.bib.render import Renderer
+from socialbench.bib.schema import FRAME_SIZE, Episode
+
+VIDEO_SAMPLES = 5  # decoded frames compared with the renderer per video
+VIDEO_POOL = 4  # compare 4 x 4 block means: H.264 4:2:0 smears colour edges
+VIDEO_TOLERANCE = 48.0  # max |difference| of block means; measured on two released episodes
+#                         (crf 18): the same frame <= 33, the agent moved by 1 px >= 51
+
+
+def _pooled(image: np.ndarray) -> np.ndarray:
+    h, w = image.shape[0] // VIDEO_POOL, image.shape[1] // VIDEO_POOL
+    crop = image[:h * VIDEO_POOL, :w * VIDEO_POOL].astype(np.float32)
+    return crop.reshape(h, VIDEO_POOL, w, VIDEO_POOL, 3).mean(axis=(1, 3))
+
+
+def check_video(episode: Episode, path: Path, samples: int = VIDEO_SAMPLES) -> list[str]:
+    """Problems in how an episode's mp4 agrees with its JSON (frame count, size, pixels)."""
+    import av  # here, not at the top: generation without video never needs it (~0.1 s)
+
+    path = Path(path)
+    if not path.is_file():
+        return [f"{path.name}: video missing"]
+    frames = [fr for trial in episode.trials for fr in trial.frames]
+    wanted = set(np.linspace(0, len(frames) - 1, samples).round().astype(int).tolist())
+    renderer = Renderer()
+    problems: list[str] = []
+    count = 0
+    try:
+        with av.open(str(path)) as container:
+            for index, decoded in enumerate(container.decode(video=0)):
+                count = index + 1
+                if (decoded.width, decoded.height) != FRAME_SIZE:
+                    return [f"{path.name}: video is {decoded.width}x{decoded.height}, expected "
+                            f"{FRAME_SIZE[0]}x{FRAME_SIZE[1]}"]
+                if index in wanted and index < len(frames) and not problems:
+                    image = decoded.to_ndarray(format="rgb24")
+                    gap = float(np.abs(_pooled(image) - _pooled(renderer.render(frames[index])))
+                                .max())
+                    if gap > VIDEO_TOLERANCE:
+                        problems.append(f"{path.name}: frame {index} does not match the JSON "
+                                        f"(block difference {gap:.0f} > {VIDEO_TOLERANCE:g})")
+    except (av.error.FFmpegError, OSError) as exc:
+        return [f"{path.name}: video cannot be decoded ({exc})"]
+    if count != len(frames):
+        problems.insert(0, f"{path.name}: video has {count} frames, the JSON {len(frames)}")
+    return problems
