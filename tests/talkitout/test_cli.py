@@ -108,8 +108,9 @@ def test_tour_prints_reference_agents_beside_table_1():
     from socialbench.commands.tour.talkitout import tour
 
     console = Console(record=True, width=140)
-    tour(console, quick=True, episodes=10)
+    tour(console, quick=True, episodes=10, demo_frames=640)
     text = console.export_text()
     for row in ("MH-BabyAI-EB", "Deaf-MH-BabyAI", "0.236 +- 0.010", "0.005 +- 0.002",
-                "random (reference agent)", "door-guess", "oracle", "not trained here"):
+                "random (reference agent)", "door-guess", "oracle",
+                "Training demo: MH-BabyAI-EB, no-liar, 640 frames"):
         assert row in text

@@ -30,6 +30,8 @@ from socialbench.rl.ppo import PPOConfig
 from socialbench.rl.train import LOG, VARIANTS, RunConfig, read_log
 
 RESULTS = "results.jsonl"
+# The study measured for docs/talkitout.md, shipped so that `socialbench run` can print it.
+SHIPPED_TABLE = Path(__file__).with_name("table1_measured.json")
 
 
 @dataclass(frozen=True)

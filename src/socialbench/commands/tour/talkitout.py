@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from rich.console import Console
 from rich.table import Table
 
+from socialbench.rl.conditions import PAPER_LABELS, PAPER_TABLE_1
+from socialbench.rl.study import SHIPPED_TABLE
 from socialbench.talkitout.evaluate import EVAL_SEEDS, TEST_EPISODES, evaluate
 
-# SocialAI 0.1, Table 1: success rate, 16 seeds, 28M steps (mean, std): original, no liar.
-PAPER_TABLE_1 = {
-    "MH-BabyAI-EB": ((0.236, 0.01), (0.996, 0.002)),
-    "MH-BabyAI": ((0.259, 0.01), (0.252, 0.010)),
-    "Deaf-MH-BabyAI": ((0.260, 0.02), (0.246, 0.014)),
-    "Random": ((0.002, 0.001), (0.005, 0.002)),
-}
 AGENTS = ("random", "door-guess", "oracle")
 
 
-def tour(console: Console, quick: bool = True, episodes: int = TEST_EPISODES) -> None:
-    """Evaluate the three reference agents on both variants and print them beside Table 1
-    (quick: 2 seeds instead of the paper's 16)."""
+def tour(console: Console, quick: bool = True, episodes: int = TEST_EPISODES,
+         demo_frames: int | None = None) -> None:
+    """Evaluate the three reference agents on both variants and print them, and the trained
+    agents of a saved study, beside Table 1 (quick: 2 seeds instead of the paper's 16); then
+    a short training demonstration (``demo_frames``, default about a minute)."""
     from socialbench.talkitout.planner import solvable_share
 
     seeds = 2 if quick else EVAL_SEEDS
@@ -29,9 +29,13 @@ def tour(console: Console, quick: bool = True, episodes: int = TEST_EPISODES) ->
     table.add_column("original", justify="right")
     table.add_column("no liar", justify="right")
     table.add_column("source")
-    for name, (orig, no_liar) in PAPER_TABLE_1.items():
-        table.add_row(name, f"{orig[0]:.3f} +- {orig[1]:.3f}",
+    for condition, (orig, no_liar) in PAPER_TABLE_1.items():
+        table.add_row(PAPER_LABELS[condition], f"{orig[0]:.3f} +- {orig[1]:.3f}",
                       f"{no_liar[0]:.3f} +- {no_liar[1]:.3f}", "paper, Table 1")
+    measured, source = saved_study()
+    for condition, by_variant in (measured or {}).get("rows", {}).items():
+        cells = [_measured_cell(by_variant.get(v)) for v in ("original", "no-liar")]
+        table.add_row(f"{PAPER_LABELS.get(condition, condition)} (trained here)", *cells, source)
     for agent in AGENTS:
         cells = []
         for variant in ("original", "no-liar"):
@@ -42,6 +46,60 @@ def tour(console: Console, quick: bool = True, episodes: int = TEST_EPISODES) ->
     table.add_row("informed plan fits in t_max=40", *(f"{c:.3f}" for c in ceilings),
                   "measured here")
     console.print(table)
-    console.print("[dim]The PPO baselines (MH-BabyAI, -EB, Deaf) are not trained here; "
-                  "door-guess is the ~0.25 policy they converge to; the oracle asks the NPCs "
-                  "from observations only.[/dim]")
+    if measured is None:
+        console.print("[dim]No study results found: `socialbench talkitout study --out "
+                      "runs/table1` trains the PPO rows.[/dim]")
+    console.print("[dim]door-guess is the ~0.25 policy the paper's learners converge to; the "
+                  "oracle asks the NPCs from observations only.[/dim]")
+    if demo_frames is None:
+        demo_frames = DEMO_FRAMES if quick else 4 * DEMO_FRAMES
+    training_demo(console, demo_frames, min(DEMO_EPISODES, episodes))
+
+
+DEMO_FRAMES = 25_600  # 40 PPO updates: about a minute on two cores
+DEMO_EPISODES = 200
+
+
+def _measured_cell(row: dict | None) -> str:
+    if not row or row.get("mean") is None:
+        return "-"
+    return f"{row['mean']:.3f} +- {row['std']:.3f} (n={row['seeds']}, {row['frames'] / 1e6:.1f}M)"
+
+
+def saved_study() -> tuple[dict | None, str]:
+    """The Table 1 of a study in ./runs/table1 when there is one, else the one measured for
+    the documentation and shipped with socialbench (None when neither exists)."""
+    local = Path("runs/table1/table1.json")
+    for path, source in ((local, f"study in {local.parent}"),
+                         (SHIPPED_TABLE, "docs/talkitout.md study")):
+        if path.exists():
+            try:
+                return json.loads(path.read_text()), source
+            except ValueError:
+                continue
+    return None, ""
+
+
+def training_demo(console: Console, frames: int, episodes: int = DEMO_EPISODES) -> None:
+    """Train MH-BabyAI-EB on the no-liar variant briefly and score it: the loop end to end."""
+    import tempfile
+
+    from socialbench.core.progress import training_bar
+    from socialbench.rl.evaluate import evaluate_checkpoint
+    from socialbench.rl.ppo import PPOConfig
+    from socialbench.rl.train import Run, RunConfig
+
+    config = RunConfig(variant="no-liar", frames=frames, precision="bf16",
+                       ppo=PPOConfig(exploration_bonus=True))
+    with tempfile.TemporaryDirectory() as folder:
+        run = Run(folder, config)
+        with training_bar("MH-BabyAI-EB on no-liar (demo)") as bar:
+            task = bar.add_task("frames", total=frames, fps=0.0, success=float("nan"))
+            run.train(lambda row: bar.update(task, completed=row["frames"], fps=row["fps"],
+                                             success=row["success_rolling"]))
+        result = evaluate_checkpoint(folder, episodes=episodes)
+    console.print(f"Training demo: MH-BabyAI-EB, no-liar, {frames:,} frames in "
+                  f"{run.seconds:.0f} s ({frames / run.seconds:.0f} frames/s); success on "
+                  f"{episodes} test episodes {result.success_mean:.3f} (the paper trains "
+                  f"28M frames to reach 0.996; `socialbench talkitout train` runs the full "
+                  f"course)")
