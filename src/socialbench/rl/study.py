@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from socialbench.core.errors import UserError
+from socialbench.core.files import atomic_write
 from socialbench.rl.conditions import PAPER_LABELS, PAPER_TABLE_1, parse_condition
 from socialbench.rl.ppo import PPOConfig
 from socialbench.rl.train import LOG, VARIANTS, RunConfig, read_log
@@ -159,8 +160,10 @@ def write_table(out: Path, conditions: Sequence[str], variants: Sequence[str],
     """``table1.json`` and ``table1.md`` from the results so far, and ``curves.png``."""
     table = summarise(list(read_results(out).values()), conditions, variants)
     table["seeds_asked"] = seeds
-    (out / "table1.json").write_text(json.dumps(table, indent=2) + "\n")
-    (out / "table1.md").write_text(table_markdown(table, variants) + "\n")
+    for name, text in (("table1.json", json.dumps(table, indent=2)),
+                       ("table1.md", table_markdown(table, variants))):
+        with atomic_write(out / name) as tmp:
+            tmp.write_text(text + "\n")
     plot_study_curves(out, conditions, variants)
     return table
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import os
 import time
 from collections import deque
 from collections.abc import Callable
@@ -31,6 +30,7 @@ import torch
 from gymnasium.vector import AutoresetMode
 
 from socialbench.core.errors import UserError
+from socialbench.core.files import atomic_write
 from socialbench.rl.model import ModelConfig
 from socialbench.rl.ppo import PPOConfig, PPOTrainer
 from socialbench.talkitout.vector_env import TalkItOutVectorEnv
@@ -98,12 +98,6 @@ def make_envs(run: RunConfig) -> TalkItOutVectorEnv:
                               npc_direction_channel=run.model.channels == 4)
 
 
-def atomic_torch_save(obj: Any, path: Path) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    torch.save(obj, tmp)
-    os.replace(tmp, path)
-
-
 def load_checkpoint(path: str | Path) -> dict[str, Any]:
     """A checkpoint written by training, read without unpickling code (weights_only)."""
     path = Path(path)
@@ -146,7 +140,8 @@ class Run:
             self.trainer.load_state_dict(state["trainer"])
             self.window.extend(float(x) for x in state["window"])
             self.seconds = float(state["seconds"])
-        (self.out / CONFIG).write_text(json.dumps(run.to_dict(), indent=2) + "\n")
+        with atomic_write(self.out / CONFIG) as tmp:
+            tmp.write_text(json.dumps(run.to_dict(), indent=2) + "\n")
         self._cut_log(self.trainer.updates)
 
     # ------------------------------------------------------------------ files
@@ -160,9 +155,10 @@ class Run:
             writer.writerows(r for r in rows if int(r["update"]) <= updates)
 
     def save(self) -> None:
-        atomic_torch_save({"run": self.run.to_dict(), "trainer": self.trainer.state_dict(),
-                           "window": list(self.window), "seconds": self.seconds},
-                          self.out / CHECKPOINT)
+        state = {"run": self.run.to_dict(), "trainer": self.trainer.state_dict(),
+                 "window": list(self.window), "seconds": self.seconds}
+        with atomic_write(self.out / CHECKPOINT) as tmp:  # never a half-written checkpoint
+            torch.save(state, tmp)
 
     # ------------------------------------------------------------------ training
     def train(self, on_update: Callable[[dict[str, float]], None] | None = None) -> None:
