@@ -78,11 +78,16 @@ def test_lockstep_with_sync_vector_env_under_random_talkative_actions(config, mo
     for t in range(steps):
         assert_same_obs(batched, obs_b, obs_s, (config, mode, t))
         action = talkative_actions(rng, n, end_rate)
-        obs_b, reward_b, term_b, trunc_b, _ = batched.step(action)
-        obs_s, reward_s, term_s, trunc_s, _ = single.step(action)
+        obs_b, reward_b, term_b, trunc_b, info_b = batched.step(action)
+        obs_s, reward_s, term_s, trunc_s, info_s = single.step(action)
         assert np.array_equal(reward_b, reward_s), t
         assert np.array_equal(term_b, term_s), t
         assert np.array_equal(trunc_b, trunc_s), t
+        if "final_obs" in info_s:  # same_step: what the ended envs heard last
+            ended = np.flatnonzero(info_s["_final_obs"])
+            assert np.array_equal(np.flatnonzero(info_b["_final_obs"]), ended)
+            heard = [decode(info_b["final_obs"]["utterance"][i]) for i in ended]
+            assert heard == [info_s["final_obs"][i]["utterance"] for i in ended], t
         heard = (obs_b["utterance"] != PAD).sum(axis=1)
         seen["answers"] += int((heard > 0).sum())
         seen["three answers"] += int((heard == MAX_STEP_TOKENS).sum())
@@ -123,6 +128,23 @@ def test_lockstep_under_the_oracle_agent(config):
             agents[i].reset()
         wins += int((reward_b > 0).sum())
     assert wins > steps * n / 30  # the oracle solves nearly every episode (~15-20 steps)
+
+
+def test_saved_state_continues_exactly():
+    rng = np.random.default_rng(2)
+    actions = [talkative_actions(rng, 5, 0.02) for _ in range(300)]
+    envs = TalkItOutVectorEnv(5, autoreset_mode="SameStep")
+    envs.reset(seed=4)
+    for action in actions[:100]:
+        envs.step(action)
+    saved = envs.get_state()
+    later = [envs.step(action) for action in actions[100:]]
+    again = TalkItOutVectorEnv(5, autoreset_mode="SameStep")
+    again.set_state(saved)
+    for action, (obs, reward, *_) in zip(actions[100:], later, strict=True):
+        obs_again, reward_again, *_ = again.step(action)
+        assert np.array_equal(reward, reward_again)
+        assert all(np.array_equal(obs[key], obs_again[key]) for key in obs)
 
 
 def test_partial_reset_and_list_seeds_match_sync_vector_env():

@@ -209,8 +209,9 @@ class TalkItOutVectorEnv(VectorEnv):
     ``autoreset_mode`` is ``AutoresetMode.NEXT_STEP`` (or ``"next_step"``; Gymnasium's default:
     the step after an episode ends resets that environment, ignoring its action, with reward 0)
     or ``AutoresetMode.SAME_STEP`` (``"same_step"``: the step that ends an episode returns the
-    next episode's first observation with the final reward, terminated and truncated; the final
-    observation is not kept). It is in ``metadata["autoreset_mode"]``.
+    next episode's first observation with the final reward, terminated and truncated; of the
+    final observation only the utterance is kept: ``info["final_obs"]["utterance"]``, rows of
+    ``info["_final_obs"]`` valid). It is in ``metadata["autoreset_mode"]``.
 
     ## Seeding
     ``reset(seed=s)`` seeds environment i with ``s + i`` (a list gives one seed each), as
@@ -304,20 +305,33 @@ class TalkItOutVectorEnv(VectorEnv):
         self._uniforms = np.empty((n, self._block))
         self._next = np.full(n, self._block, dtype=np.int64)  # next unused double of each row
         self._cells = np.empty((n, _CELLS), dtype=np.uint32)
-        self._pos = np.zeros(n, dtype=np.int64)  # padded flat index of the agent's cell
+        self._pos = np.zeros(n, dtype=np.int64)  # the agent's cell, x * 8 + y
         self._dir = np.zeros(n, dtype=np.int64)
         self._npc_pos = np.zeros((n, self._n_npcs), dtype=np.int64)
-        self._fronts = np.zeros((n, 4), dtype=np.int64)  # the cell in front of each door
+        # The rest of a layout as codes, read back only when someone speaks: the door cells
+        # (row of _DOORS), the door colours (row of the colour table), the exit, whether the
+        # guides' names are swapped.
+        self._doors = np.zeros(n, dtype=np.int64)
+        self._colours = np.zeros(n, dtype=np.int64)
         self._target = np.zeros(n, dtype=np.int64)
-        # Wizard, guide and liar lines, then a 0 that pads the step's utterance.
-        self._lines = np.zeros((n, MAX_STEP_TOKENS + 1), dtype=np.uint8)
-        self._wrong = np.zeros((n, 3), dtype=np.uint8)  # the liar's colour tokens
+        self._swapped = np.zeros(n, dtype=np.int64)
         self._steps = np.zeros(n, dtype=np.int64)
         self._history = np.zeros((n, self.history_size), dtype=np.uint8)
         self._history_len = np.zeros(n, dtype=np.int64)
         self._utterance = np.zeros((n, MAX_STEP_TOKENS), dtype=np.uint8)
         self._autoreset = np.zeros(n, dtype=bool)
         self._started = False
+        self._bind()
+
+    def _bind(self) -> None:
+        """Views derived from the state arrays (again after set_state replaces them)."""
+        # Each row's next 24 doubles as one row of a strided view: a layout's draws come with
+        # one index per environment instead of 24.
+        self._windows = np.lib.stride_tricks.sliding_window_view(self._uniforms.reshape(-1),
+                                                                 _UNIFORMS_PER_LAYOUT)
+        # Each environment's first grid cell, repeated over the 49 view cells (adding it
+        # without broadcasting is ~2x cheaper).
+        self._view_base = np.repeat(self._row_cells[:, None], VIEW * VIEW, axis=1)
 
     def _draw_sizes(self) -> np.ndarray:
         """The n of each draw int(u * n) of TalkItOutEnv._gen_grid, by room size: (16, used)."""
@@ -332,9 +346,10 @@ class TalkItOutVectorEnv(VectorEnv):
         return np.array(table, dtype=np.float64)  # u * float(n) == u * n exactly
 
     def _lines_said(self) -> np.ndarray:
-        """The NPCs' answers, wizard, guide, liar, as tokens (15,), for every (names swapped,
-        exit colour): (2 * n_colours, 15); the liar's colour slot is filled at each question."""
-        table = np.zeros((2, self.n_colours, MAX_STEP_TOKENS), dtype=np.uint8)
+        """The NPCs' answers, wizard, guide, liar, as tokens, then a 0 that pads a step's
+        utterance, for every (names swapped, exit colour): (2 * n_colours, 16); the liar's
+        colour slot is filled at each question."""
+        table = np.zeros((2, self.n_colours, MAX_STEP_TOKENS + 1), dtype=np.uint8)
         for swapped, colour in itertools.product(range(2), range(self.n_colours)):
             if self.liar:
                 true, liar = GUIDE_NAMES[::-1] if swapped else GUIDE_NAMES
@@ -343,7 +358,7 @@ class TalkItOutVectorEnv(VectorEnv):
                 true, liar_line = NO_LIAR_GUIDE_NAME, []
             said = [*wizard_line(true), *guide_line(true, SEVEN_COLOURS[colour]), *liar_line]
             table[swapped, colour, :len(said)] = said
-        return table.reshape(2 * self.n_colours, MAX_STEP_TOKENS)
+        return table.reshape(2 * self.n_colours, MAX_STEP_TOKENS + 1)
 
     # ---------------------------------------------------------------- randomness
     def _seed(self, rows: np.ndarray, seeds: list[int | None]) -> None:
@@ -367,8 +382,7 @@ class TalkItOutVectorEnv(VectorEnv):
         returned, (len(rows), used)."""
         first = self._next[rows]
         self._next[rows] = first + count
-        start = rows * self._block + first
-        return self._uniforms.reshape(-1)[start[:, None] + np.arange(used or count)]
+        return self._windows[rows * self._block + first, :used or count]
 
     # ---------------------------------------------------------------- layouts
     def _new_layouts(self, rows: np.ndarray) -> None:
@@ -379,18 +393,19 @@ class TalkItOutVectorEnv(VectorEnv):
         size = (u[:, :2] * _ROOM_SIZES).astype(np.int64) @ np.array([_ROOM_SIZES, 1])
         k = (u * self._multipliers[size]).astype(np.int64)
         layout = size * _DOOR_CHOICES**4 + k[:, 2:6] @ _DOOR_CHOICES ** np.arange(3, -1, -1)
-        colours = self._colour_draws[k[:, 6:10] @ self._colour_radix]
-        target, swapped = k[:, 10], k[:, 11]
+        colour_code = k[:, 6:10] @ self._colour_radix
+        colours = self._colour_draws[colour_code]
         # NPCs pop from the free-cell list in turn, then the agent picks from what is left.
         picks = np.empty((len(rows), n), dtype=np.int64)
-        for j in range(n):
+        picks[:, 0] = k[:, 18]
+        for j in range(1, n):
             picks[:, j] = _skip(k[:, 18 + j], np.sort(picks[:, :j], axis=1))
         npc_cells = _FREE_CELLS[layout[:, None], picks]
+        taken = np.sort(picks, axis=1)
         if self.agent_start_in_front_of_door:  # the list is the whole interior but the NPCs
-            taken = np.sort(_FREE_RANKS[layout[:, None], picks], axis=1)
-            agent = _INTERIORS[size, _skip(k[:, 18 + n], taken)]
+            agent = _INTERIORS[size, _skip(k[:, 18 + n], _FREE_RANKS[layout[:, None], taken])]
         else:
-            agent = _FREE_CELLS[layout, _skip(k[:, 18 + n], np.sort(picks, axis=1))]
+            agent = _FREE_CELLS[layout, _skip(k[:, 18 + n], taken)]
 
         # The packed grid: the empty room, then doors and NPCs.
         self._cells[rows] = _ROOMS[size]
@@ -402,16 +417,12 @@ class TalkItOutVectorEnv(VectorEnv):
             codes |= k[:, 15:15 + n].astype(np.uint32) << 24
         grid[base + npc_cells] = codes
         self._npc_pos[rows] = npc_cells
-        self._fronts[rows] = _FRONTS[layout]
         self._pos[rows] = agent
         self._dir[rows] = k[:, 19 + n]
-        self._target[rows] = target
-        # What the NPCs will say (the liar's colour is drawn at each question).
-        exit_colour = colours[np.arange(len(rows)), target]
-        self._lines[rows, :MAX_STEP_TOKENS] = self._line_table[swapped * self.n_colours
-                                                               + exit_colour]
-        self._wrong[rows] = colours[np.arange(len(rows))[:, None], _OTHER_DOORS[target]] \
-            + _COLOUR_TOKEN0
+        self._doors[rows] = layout
+        self._colours[rows] = colour_code
+        self._target[rows] = k[:, 10]
+        self._swapped[rows] = k[:, 11]
 
     def _start_episodes(self, rows: np.ndarray) -> None:
         """Reset the environments in ``rows`` (their streams continue)."""
@@ -485,16 +496,21 @@ class TalkItOutVectorEnv(VectorEnv):
             self._answer(asking)
         opening = np.flatnonzero((said == _OPEN_SESAME) & ~terminated)  # "Open sesame"
         if len(opening):
-            at_door = self._fronts[opening] == self._pos[opening, None]
+            at_door = _FRONTS[self._doors[opening]] == self._pos[opening, None]
             ends = opening[at_door.any(axis=1)]
             terminated[ends] = True
             wins = opening[at_door[np.arange(len(opening)), self._target[opening]]]
             reward[wins] = 1.0 - 0.9 * (self._steps[wins] / self.t_max)  # Eq. 1
         truncated = ~terminated & (self._steps >= self.t_max)
 
+        info: dict[str, Any] = {}
         if self.autoreset_mode == AutoresetMode.SAME_STEP:
-            done = np.flatnonzero(terminated | truncated)
+            ended = terminated | truncated
+            done = np.flatnonzero(ended)
             if len(done):
+                # What the ended envs heard on their last step (a language bonus counts it);
+                # the rest of the final observation is not kept.
+                info = {"final_obs": {"utterance": self._utterance.copy()}, "_final_obs": ended}
                 self._start_episodes(done)
         else:
             if len(pending):
@@ -502,7 +518,7 @@ class TalkItOutVectorEnv(VectorEnv):
                 reward[pending] = 0.0
                 terminated[pending] = truncated[pending] = False
             self._autoreset = terminated | truncated
-        return self._observation(), reward, terminated, truncated, {}
+        return self._observation(), reward, terminated, truncated, info
 
     def _check(self, actions: Any) -> np.ndarray:
         """Actions as an (N, 3) int64 array; a ValueError names the first wrong env and part."""
@@ -525,12 +541,15 @@ class TalkItOutVectorEnv(VectorEnv):
     def _answer(self, rows: np.ndarray) -> None:
         """Every NPC 4-adjacent to the agent answers, in wizard, guide, liar order."""
         near = _NEXT_TO[self._npc_pos[rows] - self._pos[rows, None] + _OUTSIDE]
-        lines = self._lines[rows]
+        colours, target = self._colour_draws[self._colours[rows]], self._target[rows]
+        exit_colour = colours[np.arange(len(rows)), target]
+        lines = self._line_table[self._swapped[rows] * self.n_colours + exit_colour]
         if self.liar:
             liars = np.flatnonzero(near[:, 2])
-            if len(liars):
+            if len(liars):  # a wrong door, drawn afresh: int(u * 3) over the other three
                 pick = (self._take(rows[liars], 1)[:, 0] * 3).astype(np.int64)
-                lines[liars, _LIAR_SLOT] = self._wrong[rows[liars], pick]
+                wrong = _OTHER_DOORS[target[liars], pick]
+                lines[liars, _LIAR_SLOT] = colours[liars, wrong] + _COLOUR_TOKEN0
         who = near @ _NPC_BITS[:self._n_npcs]
         said = lines[np.arange(len(rows))[:, None], _ANSWER_TOKENS[who]]
         self._utterance[rows] = said
@@ -540,7 +559,7 @@ class TalkItOutVectorEnv(VectorEnv):
 
     def _observation(self) -> dict[str, np.ndarray]:
         cells = np.take(_VIEWS, self._pos * 4 + self._dir, axis=0)
-        cells += self._row_cells[:, None]
+        np.add(cells, self._view_base, out=cells)
         packed = np.take(self._cells.reshape(-1), cells)
         image = packed.view(np.uint8).reshape(self.num_envs, VIEW, VIEW, 4)
         if not self.npc_direction_channel:
@@ -557,8 +576,8 @@ class TalkItOutVectorEnv(VectorEnv):
 
     # ---------------------------------------------------------------- checkpoints
     # Every array that changes while the environments run (the rest is fixed by __init__).
-    _STATE_ARRAYS = ("_uniforms", "_next", "_cells", "_pos", "_dir", "_npc_pos", "_fronts",
-                     "_target", "_lines", "_wrong", "_steps", "_history", "_history_len",
+    _STATE_ARRAYS = ("_uniforms", "_next", "_cells", "_pos", "_dir", "_npc_pos", "_doors",
+                     "_colours", "_target", "_swapped", "_steps", "_history", "_history_len",
                      "_utterance", "_autoreset")
 
     def get_state(self) -> dict[str, Any]:
@@ -584,3 +603,4 @@ class TalkItOutVectorEnv(VectorEnv):
             generator.bit_generator.state = saved
             self._rngs.append(generator)
         self._started = bool(state["started"])
+        self._bind()
