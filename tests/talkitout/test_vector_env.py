@@ -43,7 +43,8 @@ def pair(n, mode, **kwargs):
 def assert_same_obs(batched, obs_b, obs_s, where):
     assert np.array_equal(obs_b["image"], obs_s["image"]), where
     assert np.array_equal(obs_b["direction"], obs_s["direction"]), where
-    texts = batched.utterance_texts(obs_b)
+    texts = batched.utterance_texts()
+    assert [decode(u) for u in obs_b["utterance"]] == [u for u, _ in texts], where
     assert [u for u, _ in texts] == list(obs_s["utterance"]), where
     assert [h for _, h in texts] == list(obs_s["utterance_history"]), where
     lengths = [len(encode(h)) for h in obs_s["utterance_history"]]
@@ -130,6 +131,19 @@ def test_lockstep_under_the_oracle_agent(config):
     assert wins > steps * n / 30  # the oracle solves nearly every episode (~15-20 steps)
 
 
+def test_history_in_obs_is_a_copy_of_the_accessor():
+    envs = TalkItOutVectorEnv(4, history_in_obs=True)
+    obs, _ = envs.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        obs, *_ = envs.step(talkative_actions(rng, 4, 0.02))
+        history = envs.utterance_history(copy=False)
+        assert np.array_equal(obs["utterance_history"], history)
+        assert obs["utterance_history"] is not history
+        assert np.array_equal((history != PAD).sum(axis=1), obs["utterance_history_length"])
+    assert envs.observation_space.contains(obs)
+
+
 def test_saved_state_continues_exactly():
     rng = np.random.default_rng(2)
     actions = [talkative_actions(rng, 5, 0.02) for _ in range(300)]
@@ -172,7 +186,8 @@ def test_make_vec_uses_the_vector_entry_point_and_passes_kwargs(env_id, liar):
     obs, _ = envs.reset(seed=0)
     assert obs["image"].shape == (3, 7, 7, 4) and obs["image"].dtype == np.uint8
     assert obs["utterance"].shape == (3, MAX_STEP_TOKENS)
-    assert obs["utterance_history"].shape == (3, MAX_STEP_TOKENS * 320)
+    assert envs.unwrapped.utterance_history().shape == (3, MAX_STEP_TOKENS * 320)
+    assert "utterance_history" not in obs
     assert envs.observation_space.contains(obs)
     obs, *_ = envs.step(envs.action_space.sample())
     assert envs.observation_space.contains(obs)

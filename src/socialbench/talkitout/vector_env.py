@@ -8,7 +8,9 @@ block of random numbers). Lockstep equality with ``SyncVectorEnv`` of
 
 from __future__ import annotations
 
+import functools
 import itertools
+import math
 from typing import Any
 
 import numpy as np
@@ -165,6 +167,27 @@ def _colour_draws(n_colours: int) -> np.ndarray:
     return np.array(table, dtype=np.int64)
 
 
+_FREE_MAX = (GRID_SIZE - 2) ** 2 - 4  # the longest free-cell list: an 8x8 room's
+
+
+@functools.cache
+def _pick_table(n_npcs: int) -> np.ndarray:
+    """The free-list indices the NPCs and then the agent take, for every sequence of draws
+    k_0 < 32, k_1 < 31, ... (``list.pop(k)`` in turn), indexed by the draws as a mixed-radix
+    number: (32 * 31 * ..., n_npcs + 1) int8 (3.5 MB with the liar)."""
+    draws = np.indices([_FREE_MAX - j for j in range(n_npcs)]).reshape(n_npcs, -1)
+    picks = np.empty_like(draws)
+    for j, k in enumerate(draws):
+        picks[j] = _skip(k, np.sort(picks[:j], axis=0).T)
+    agent = np.tile(np.arange(_FREE_MAX - n_npcs), (picks.shape[1], 1))
+    for taken in np.sort(picks, axis=0):
+        agent += taken[:, None] <= agent
+    table = np.empty((*agent.shape, n_npcs + 1), dtype=np.int8)
+    table[..., :n_npcs] = picks.T[:, None, :]
+    table[..., n_npcs] = agent
+    return table.reshape(-1, n_npcs + 1)
+
+
 def _skip(k: np.ndarray, taken: np.ndarray) -> np.ndarray:
     """The k-th entry of a list once the entries at ``taken`` (rows sorted ascending) are
     popped: ``list.pop(k)`` after earlier pops, counted in the original list."""
@@ -194,11 +217,15 @@ class TalkItOutVectorEnv(VectorEnv):
     - ``direction``: (N,) int64, 0..3.
     - ``utterance``: (N, 15) uint8, the token ids heard this step, left-aligned, zero-padded;
       all zeros when nothing was heard (the single env's ``"NA\\n"``).
-    - ``utterance_history``: (N, 15 * t_max) uint8, every token heard this episode, left-aligned,
-      zero-padded (the single env's history string, tokenised).
-    - ``utterance_history_length``: (N,) int64, the number of tokens in the history.
+    - ``utterance_history_length``: (N,) int64, how many tokens were heard this episode.
+    - ``utterance_history`` (only with ``history_in_obs=True``): (N, 15 * t_max) uint8, every
+      token heard this episode, left-aligned, zero-padded (the single env's history string,
+      tokenised). Copying it costs 15 * t_max bytes an environment a step (at 1024 envs a
+      quarter of a step's time), and a learner that feeds each step's ``utterance`` to a
+      recurrent encoder never needs it, so by default it stays out of the observation and
+      :meth:`utterance_history` returns it on demand.
     :func:`~socialbench.talkitout.vocabulary.decode` turns a row back into the single env's text;
-    :meth:`utterance_texts` does it for the last observation.
+    :meth:`utterance_texts` does it for every environment's current utterance and history.
 
     ## Rewards, termination
     As the single environment: "Open sesame" in front of the exit pays ``1 - 0.9 * t / t_max``;
@@ -223,8 +250,7 @@ class TalkItOutVectorEnv(VectorEnv):
     ``num_envs``, then the single environment's ``liar``, ``t_max``,
     ``agent_start_in_front_of_door``, ``n_colours``, ``npc_direction_channel`` and
     ``see_through_walls`` (True only: occluding walls are not vectorised), and ``autoreset_mode``,
-    ``copy`` (False: ``utterance_history`` is the environment's own buffer, valid until the next
-    step or reset; saves copying 15 * t_max bytes an environment a step) and ``block_size``.
+    ``history_in_obs`` (see above) and ``block_size``.
     """
 
     def __init__(
@@ -237,7 +263,7 @@ class TalkItOutVectorEnv(VectorEnv):
         npc_direction_channel: bool = False,
         see_through_walls: bool = True,
         autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
-        copy: bool = True,
+        history_in_obs: bool = False,
         block_size: int = 4096,
         render_mode: str | None = None,
     ) -> None:
@@ -267,21 +293,23 @@ class TalkItOutVectorEnv(VectorEnv):
         self.n_colours = int(n_colours)
         self.npc_direction_channel = bool(npc_direction_channel)
         self.autoreset_mode = mode
-        self.copy = bool(copy)
+        self.history_in_obs = bool(history_in_obs)
         self.render_mode = None
         self.metadata = {"render_modes": [], "autoreset_mode": mode}
         self.history_size = MAX_STEP_TOKENS * self.t_max  # at most 15 tokens a step
 
         channels = 4 if self.npc_direction_channel else 3
         tokens = spaces.Box(0, VOCAB_SIZE - 1, (MAX_STEP_TOKENS,), dtype=np.uint8)
-        self.single_observation_space = spaces.Dict({
+        obs_spaces: dict[str, spaces.Space] = {
             "image": spaces.Box(0, 255, (VIEW, VIEW, channels), dtype=np.uint8),
             "direction": spaces.Discrete(4),
             "utterance": tokens,
-            "utterance_history": spaces.Box(0, VOCAB_SIZE - 1, (self.history_size,),
-                                            dtype=np.uint8),
             "utterance_history_length": spaces.Box(0, self.history_size, (), dtype=np.int64),
-        })
+        }
+        if self.history_in_obs:
+            obs_spaces["utterance_history"] = spaces.Box(0, VOCAB_SIZE - 1, (self.history_size,),
+                                                         dtype=np.uint8)
+        self.single_observation_space = spaces.Dict(obs_spaces)
         self.observation_space = batch_space(self.single_observation_space, n)
         self.single_action_space = spaces.MultiDiscrete(_NVEC.copy())
         self.action_space = batch_space(self.single_action_space, n)
@@ -297,6 +325,9 @@ class TalkItOutVectorEnv(VectorEnv):
         self._colour_radix = np.array([(nc - 1) * (nc - 2) * (nc - 3), (nc - 2) * (nc - 3),
                                        nc - 3, 1])
         self._line_table = self._lines_said()
+        self._picks = _pick_table(self._n_npcs)
+        self._pick_radix = np.array([math.prod(range(_FREE_MAX - self._n_npcs, _FREE_MAX - j))
+                                     for j in range(self._n_npcs + 1)])
         self._bounds = np.tile(_NVEC, n)
         self._rows = np.arange(n)
         self._row_cells = self._rows * _CELLS
@@ -396,16 +427,15 @@ class TalkItOutVectorEnv(VectorEnv):
         colour_code = k[:, 6:10] @ self._colour_radix
         colours = self._colour_draws[colour_code]
         # NPCs pop from the free-cell list in turn, then the agent picks from what is left.
-        picks = np.empty((len(rows), n), dtype=np.int64)
-        picks[:, 0] = k[:, 18]
-        for j in range(1, n):
-            picks[:, j] = _skip(k[:, 18 + j], np.sort(picks[:, :j], axis=1))
-        npc_cells = _FREE_CELLS[layout[:, None], picks]
-        taken = np.sort(picks, axis=1)
+        draws = k[:, 18:18 + n] @ self._pick_radix[:n]
+        if not self.agent_start_in_front_of_door:  # (the agent's own draw may exceed 28 there)
+            draws += k[:, 18 + n]
+        picks = self._picks[draws]
+        cells = _FREE_CELLS[layout[:, None], picks]
+        npc_cells, agent = cells[:, :n], cells[:, n]
         if self.agent_start_in_front_of_door:  # the list is the whole interior but the NPCs
-            agent = _INTERIORS[size, _skip(k[:, 18 + n], _FREE_RANKS[layout[:, None], taken])]
-        else:
-            agent = _FREE_CELLS[layout, _skip(k[:, 18 + n], taken)]
+            taken = _FREE_RANKS[layout[:, None], np.sort(picks[:, :n], axis=1)]
+            agent = _INTERIORS[size, _skip(k[:, 18 + n], taken)]
 
         # The packed grid: the empty room, then doors and NPCs.
         self._cells[rows] = _ROOMS[size]
@@ -564,15 +594,22 @@ class TalkItOutVectorEnv(VectorEnv):
         image = packed.view(np.uint8).reshape(self.num_envs, VIEW, VIEW, 4)
         if not self.npc_direction_channel:
             image = image[..., :3]
-        history = self._history.copy() if self.copy else self._history
-        return {"image": image, "direction": self._dir.copy(),
-                "utterance": self._utterance.copy(), "utterance_history": history,
-                "utterance_history_length": self._history_len.copy()}
+        obs = {"image": image, "direction": self._dir.copy(), "utterance": self._utterance.copy(),
+               "utterance_history_length": self._history_len.copy()}
+        if self.history_in_obs:
+            obs["utterance_history"] = self._history.copy()
+        return obs
 
-    def utterance_texts(self, obs: dict[str, np.ndarray]) -> list[tuple[str, str]]:
-        """(utterance, history) of each environment as the single env's strings."""
+    def utterance_history(self, copy: bool = True) -> np.ndarray:
+        """Every token heard this episode by each environment, (N, 15 * t_max) uint8,
+        left-aligned, zero-padded; ``copy=False`` gives the environment's own buffer, which the
+        next step or reset changes."""
+        return self._history.copy() if copy else self._history
+
+    def utterance_texts(self) -> list[tuple[str, str]]:
+        """(utterance, history) of each environment now, as the single env's strings."""
         return [(decode(u), decode(h, empty=""))
-                for u, h in zip(obs["utterance"], obs["utterance_history"], strict=True)]
+                for u, h in zip(self._utterance, self._history, strict=True)]
 
     # ---------------------------------------------------------------- checkpoints
     # Every array that changes while the environments run (the rest is fixed by __init__).
