@@ -121,7 +121,7 @@ def _rooms() -> tuple[np.ndarray, np.ndarray]:
     """Every room size s = (w - 5) * 4 + (h - 5): the packed empty grid, (16, 65) uint32, and
     the cells of its interior in row-major order (y, then x), (16, 36), padded with -1."""
     rooms = np.full((_ROOM_SIZES**2, _CELLS), _WALL, dtype=np.uint32)
-    interiors = np.full((_ROOM_SIZES**2, (GRID_SIZE - 2) ** 2), -1, dtype=np.int64)
+    interiors = np.full((_ROOM_SIZES**2, (GRID_SIZE - 2) ** 2), -1, dtype=np.int8)
     for s, (w, h) in enumerate(itertools.product(range(MIN_ROOM, GRID_SIZE + 1), repeat=2)):
         grid = rooms[s, :_OUTSIDE].reshape(GRID_SIZE, GRID_SIZE)  # [x, y]
         grid[:] = _EMPTY  # outside the room but inside the grid: empty
@@ -148,7 +148,8 @@ def _door_layouts() -> tuple[np.ndarray, ...]:
             free += [(0, (1, 1))] * ((GRID_SIZE - 2) ** 2 - 4 - len(free))
             free_ranks.append([rank for rank, _ in free])
             free_cells.append([_cell(*c) for _, c in free])
-    return tuple(np.array(a, dtype=np.int64) for a in (doors, fronts, free_cells, free_ranks))
+    # int8 (cells are 0..64): small tables stay in cache for the random look-ups of resets.
+    return tuple(np.array(a, dtype=np.int8) for a in (doors, fronts, free_cells, free_ranks))
 
 
 _ROOMS, _INTERIORS = _rooms()
@@ -363,6 +364,7 @@ class TalkItOutVectorEnv(VectorEnv):
         # Each environment's first grid cell, repeated over the 49 view cells (adding it
         # without broadcasting is ~2x cheaper).
         self._view_base = np.repeat(self._row_cells[:, None], VIEW * VIEW, axis=1)
+        self._view_cells = np.empty_like(self._view_base)  # reused: no fresh pages each step
 
     def _draw_sizes(self) -> np.ndarray:
         """The n of each draw int(u * n) of TalkItOutEnv._gen_grid, by room size: (16, used)."""
@@ -454,11 +456,13 @@ class TalkItOutVectorEnv(VectorEnv):
         self._target[rows] = k[:, 10]
         self._swapped[rows] = k[:, 11]
 
-    def _start_episodes(self, rows: np.ndarray) -> None:
-        """Reset the environments in ``rows`` (their streams continue)."""
+    def _start_episodes(self, rows: np.ndarray, heard: bool = True) -> None:
+        """Reset the environments in ``rows`` (their streams continue); ``heard=False`` when
+        no environment heard anything this step (its utterance is already blank)."""
         self._new_layouts(rows)
         self._steps[rows] = 0
-        self._utterance[rows] = 0
+        if heard:
+            self._utterance[rows] = 0
         heard = rows[self._history_len[rows] > 0]
         self._history[heard] = 0
         self._history_len[rows] = 0
@@ -541,10 +545,10 @@ class TalkItOutVectorEnv(VectorEnv):
                 # What the ended envs heard on their last step (a language bonus counts it);
                 # the rest of the final observation is not kept.
                 info = {"final_obs": {"utterance": self._utterance.copy()}, "_final_obs": ended}
-                self._start_episodes(done)
+                self._start_episodes(done, heard=len(asking) > 0)
         else:
             if len(pending):
-                self._start_episodes(pending)
+                self._start_episodes(pending, heard=False)  # they did nothing this step
                 reward[pending] = 0.0
                 terminated[pending] = truncated[pending] = False
             self._autoreset = terminated | truncated
@@ -588,9 +592,12 @@ class TalkItOutVectorEnv(VectorEnv):
         self._history_len[rows] += _ANSWER_LENGTH[who]
 
     def _observation(self) -> dict[str, np.ndarray]:
-        cells = np.take(_VIEWS, self._pos * 4 + self._dir, axis=0)
+        # mode="clip": the indices are valid by construction, and numpy skips both its bounds
+        # check and (with out=) its buffering.
+        cells = np.take(_VIEWS, self._pos * 4 + self._dir, axis=0, out=self._view_cells,
+                        mode="clip")
         np.add(cells, self._view_base, out=cells)
-        packed = np.take(self._cells.reshape(-1), cells)
+        packed = np.take(self._cells.reshape(-1), cells, mode="clip")
         image = packed.view(np.uint8).reshape(self.num_envs, VIEW, VIEW, 4)
         if not self.npc_direction_channel:
             image = image[..., :3]
