@@ -18,12 +18,12 @@ from pathlib import Path
 
 import numpy as np
 
+from socialbench.agent3d.bodies import build_scene, physics_client
 from socialbench.agent3d.generate import make_trial
 from socialbench.agent3d.io import write_trial
 from socialbench.agent3d.motion import SUBSTEPS, TIMESTEP
 from socialbench.agent3d.physics import p
 from socialbench.agent3d.render import RenderOptions, camera_matrices
-from socialbench.agent3d.scene_builder import build_scene, physics_client
 from socialbench.agent3d.schema import TRIAL_TYPES, SceneConfig, Trial
 from socialbench.core.seeding import derive_seed
 

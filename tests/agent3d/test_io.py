@@ -11,16 +11,16 @@ import numpy as np
 import pytest
 
 from socialbench.agent3d import io
-from socialbench.agent3d.io import load_trial, trial_relpath, write_trial
-from socialbench.agent3d.physics import p
-from socialbench.agent3d.samples import AGENT, sample_trial, walk_video
-from socialbench.agent3d.scene_builder import (
+from socialbench.agent3d.bodies import (
     AGENT_DYNAMICS,
     SHAPES,
     build_scene,
     physics_client,
     read_states,
 )
+from socialbench.agent3d.io import load_trial, trial_relpath, write_trial
+from socialbench.agent3d.physics import p
+from socialbench.agent3d.samples import AGENT, sample_trial, walk_video
 from socialbench.agent3d.schema import EntitySpec, EntityState
 from socialbench.core.errors import DataFileError, UserError
 

@@ -9,7 +9,9 @@ import math
 import numpy as np
 import pytest
 
-from socialbench.agent3d import planning, scenes
+from socialbench.agent3d import planning
+from socialbench.agent3d.layout import constants, geometry, placement
+from socialbench.agent3d.layout.geometry import Chasm, Occluder
 from socialbench.agent3d.motion import (
     GAZE_STEP_DEG,
     WALK_SPEED,
@@ -20,21 +22,20 @@ from socialbench.agent3d.motion import (
     solve_jump,
 )
 from socialbench.agent3d.planning import W_V, candidate_plans, choose_goal, efficient_plan
-from socialbench.agent3d.scenes import Chasm, Occluder
 
 
-def _layout(shape: str = "cube", direction: int = 1) -> scenes.Layout:
+def _layout(shape: str = "cube", direction: int = 1) -> geometry.Layout:
     rng = np.random.default_rng(0)
-    layout = scenes.one_goal_layout(rng, "sphere", 1, shape, (1, 1, 1, 1), direction=direction)
+    layout = placement.one_goal_layout(rng, "sphere", 1, shape, (1, 1, 1, 1), direction=direction)
     return layout.with_changes(row=0.0)
 
 
-def _run(layout: scenes.Layout, plan: planning.Plan, ghosts: tuple[int, ...] = ()):
+def _run(layout: geometry.Layout, plan: planning.Plan, ghosts: tuple[int, ...] = ()):
     config = layout.config(2, "2.1", "familiarization", 0, {})
     floors = [e.id for e in config.entities if e.kind == "floor"]
-    with Simulation(config, scenes.AGENT_ID, ghosts=ghosts, floors=floors) as sim:
+    with Simulation(config, constants.AGENT_ID, ghosts=ghosts, floors=floors) as sim:
         Mover(sim).run([*plan.steps, Step("settle", seconds=0.3)])
-        track = np.array(sim.video().track(scenes.AGENT_ID))
+        track = np.array(sim.video().track(constants.AGENT_ID))
         return sim, track
 
 
@@ -62,8 +63,8 @@ def test_wider_and_higher_obstacles_need_bigger_jumps():
 
 def test_long_wall_is_jumped_in_physics_without_touching_it():
     layout = _layout()
-    layout = layout.with_changes(walls=[scenes.wall_across(-0.12, 0.0, 0.4, 0.4, 3.0)])
-    plan = efficient_plan(layout, scenes.FIRST_GOAL_ID)
+    layout = layout.with_changes(walls=[placement.wall_across(-0.12, 0.0, 0.4, 0.4, 3.0)])
+    plan = efficient_plan(layout, constants.FIRST_GOAL_ID)
     assert plan.path == "jump_wall"
     sim, track = _run(layout, plan)
     assert sim.penetration < 0.005  # never inside the wall
@@ -73,11 +74,11 @@ def test_long_wall_is_jumped_in_physics_without_touching_it():
 
 
 def test_a_jump_sized_for_a_lower_wall_hits_a_taller_one():
-    low = _layout().with_changes(walls=[scenes.wall_across(-0.12, 0.0, 0.1, 0.2, 3.0)])
-    plan = efficient_plan(low, scenes.FIRST_GOAL_ID)
-    tall = low.with_changes(walls=[scenes.wall_across(-0.12, 0.0, 0.5, 0.2, 3.0)])
+    low = _layout().with_changes(walls=[placement.wall_across(-0.12, 0.0, 0.1, 0.2, 3.0)])
+    plan = efficient_plan(low, constants.FIRST_GOAL_ID)
+    tall = low.with_changes(walls=[placement.wall_across(-0.12, 0.0, 0.5, 0.2, 3.0)])
     config = tall.config(2, "2.1", "familiarization", 0, {})
-    with Simulation(config, scenes.AGENT_ID, floors=[scenes.FIRST_FLOOR_ID]) as sim:
+    with Simulation(config, constants.AGENT_ID, floors=[constants.FIRST_FLOOR_ID]) as sim:
         with contextlib.suppress(Exception):  # stuck against the wall: that is the point
             Mover(sim).run(plan.steps)
         assert sim.penetrated is not None or sim.position()[0] < -0.12
@@ -85,10 +86,10 @@ def test_a_jump_sized_for_a_lower_wall_hits_a_taller_one():
 
 def test_walks_at_about_1_3_m_per_s_and_gaze_turns_2_degrees_per_frame():
     layout = _layout()
-    plan = efficient_plan(layout, scenes.FIRST_GOAL_ID)
+    plan = efficient_plan(layout, constants.FIRST_GOAL_ID)
     assert plan.path == "straight"
     config = layout.config(2, "2.1", "familiarization", 0, {})
-    with Simulation(config, scenes.AGENT_ID) as sim:
+    with Simulation(config, constants.AGENT_ID) as sim:
         Mover(sim).run([Step("look", sweep=30.0), *plan.steps])
         video = sim.video()
     speeds = [math.hypot(*next(s for s in f if s.id == 1).velocity[:2]) for f in video.frames]
@@ -102,11 +103,11 @@ def test_walks_at_about_1_3_m_per_s_and_gaze_turns_2_degrees_per_frame():
 
 def test_cost_is_horizontal_plus_weighted_vertical():
     layout = _layout()
-    straight = efficient_plan(layout, scenes.FIRST_GOAL_ID)
+    straight = efficient_plan(layout, constants.FIRST_GOAL_ID)
     assert straight.horizontal == pytest.approx(1.08 - (-1.32))
     assert straight.cost == pytest.approx(2.4)
-    walled = layout.with_changes(walls=[scenes.wall_across(-0.12, 0.0, 0.3, 0.2, 3.0)])
-    jump = efficient_plan(walled, scenes.FIRST_GOAL_ID)
+    walled = layout.with_changes(walls=[placement.wall_across(-0.12, 0.0, 0.3, 0.2, 3.0)])
+    jump = efficient_plan(walled, constants.FIRST_GOAL_ID)
     assert jump.vertical == pytest.approx(jump.jumps[0].apex)
     assert jump.cost == pytest.approx(jump.horizontal + W_V * jump.vertical)
 
@@ -117,8 +118,8 @@ def test_cost_is_horizontal_plus_weighted_vertical():
     (0.3, 0.6, "around_wall"),  # a short wall is cheaper to walk round
 ])
 def test_efficient_path_is_computed_from_costs(height, length, path):
-    layout = _layout().with_changes(walls=[scenes.wall_across(-0.12, 0.0, height, 0.2, length)])
-    plans = candidate_plans(layout, scenes.FIRST_GOAL_ID)
+    layout = _layout().with_changes(walls=[placement.wall_across(-0.12, 0.0, height, 0.2, length)])
+    plans = candidate_plans(layout, constants.FIRST_GOAL_ID)
     assert plans[0].path == path
     assert plans == sorted(plans, key=lambda plan: plan.cost)
     if height > planning.MAX_CLEAR_HEIGHT:
@@ -127,41 +128,42 @@ def test_efficient_path_is_computed_from_costs(height, length, path):
 
 def test_door_bridge_and_occluder_change_the_choice():
     layout = _layout()
-    door = layout.with_changes(walls=[scenes.wall_across(-0.12, 0.0, 0.6, 0.2, 3.0, door=True)])
-    assert efficient_plan(door, scenes.FIRST_GOAL_ID).path == "through_door"
+    door = layout.with_changes(walls=[placement.wall_across(-0.12, 0.0, 0.6, 0.2, 3.0, door=True)])
+    assert efficient_plan(door, constants.FIRST_GOAL_ID).path == "through_door"
     chasm = layout.with_changes(chasms=[Chasm(x=-0.12, width=0.88)])
-    assert efficient_plan(chasm, scenes.FIRST_GOAL_ID).path == "jump_chasm"
+    assert efficient_plan(chasm, constants.FIRST_GOAL_ID).path == "jump_chasm"
     bridge = layout.with_changes(chasms=[Chasm(x=-0.12, width=0.88, bridge_y=0.0)])
-    assert efficient_plan(bridge, scenes.FIRST_GOAL_ID).path == "cross_bridge"
+    assert efficient_plan(bridge, constants.FIRST_GOAL_ID).path == "cross_bridge"
     # a tall wall reaching 0.55 m toward the camera, an occluder in front: only the far detour
-    wall = scenes.wall_across(-0.12, 0.0, 0.7, 0.2, 1.1, offset=0.0)
+    wall = placement.wall_across(-0.12, 0.0, 0.7, 0.2, 1.1, offset=0.0)
     hidden = layout.with_changes(walls=[wall], occluder=Occluder(x=-0.12, y=-0.8, width=1.4))
-    detours = [p.steps[0].target[1] for p in candidate_plans(hidden, scenes.FIRST_GOAL_ID)]
+    detours = [p.steps[0].target[1] for p in candidate_plans(hidden, constants.FIRST_GOAL_ID)]
     assert detours and all(y > 0 for y in detours)
 
 
 def test_bridge_is_walked_and_chasm_jumped_in_physics():
     layout = _layout("sphere").with_changes(chasms=[Chasm(x=-0.12, width=1.13)])
-    sim, track = _run(layout, efficient_plan(layout, scenes.FIRST_GOAL_ID))
-    assert track[:, 2].min() > scenes.RAISED_FLOOR  # never fell into the gap
+    sim, track = _run(layout, efficient_plan(layout, constants.FIRST_GOAL_ID))
+    assert track[:, 2].min() > constants.RAISED_FLOOR  # never fell into the gap
     assert track[-1, 0] > 0.7
     bridged = layout.with_changes(chasms=[Chasm(x=-0.12, width=1.13, bridge_y=0.0)])
-    sim, track = _run(bridged, efficient_plan(bridged, scenes.FIRST_GOAL_ID))
-    assert track[:, 2].max() < scenes.RAISED_FLOOR + 0.12  # walked: no jump
+    sim, track = _run(bridged, efficient_plan(bridged, constants.FIRST_GOAL_ID))
+    assert track[:, 2].max() < constants.RAISED_FLOOR + 0.12  # walked: no jump
     assert track[-1, 0] > 0.7
 
 
 def test_agent_gives_up_when_no_reward_covers_the_cost():
     layout = _layout()
-    cost = efficient_plan(layout, scenes.FIRST_GOAL_ID).cost
-    assert choose_goal(layout, {scenes.FIRST_GOAL_ID: cost - 0.1}).goal is None
-    assert choose_goal(layout, {scenes.FIRST_GOAL_ID: cost + 0.1}).goal == scenes.FIRST_GOAL_ID
+    cost = efficient_plan(layout, constants.FIRST_GOAL_ID).cost
+    assert choose_goal(layout, {constants.FIRST_GOAL_ID: cost - 0.1}).goal is None
+    goal = constants.FIRST_GOAL_ID
+    assert choose_goal(layout, {goal: cost + 0.1}).goal == goal
 
 
 def test_ghost_wall_lets_the_agent_through():
-    low = _layout().with_changes(walls=[scenes.wall_across(-0.12, 0.0, 0.1, 0.2, 3.0)])
-    plan = efficient_plan(low, scenes.FIRST_GOAL_ID)
-    tall = low.with_changes(walls=[scenes.wall_across(-0.12, 0.0, 0.7, 0.2, 3.0)])
+    low = _layout().with_changes(walls=[placement.wall_across(-0.12, 0.0, 0.1, 0.2, 3.0)])
+    plan = efficient_plan(low, constants.FIRST_GOAL_ID)
+    tall = low.with_changes(walls=[placement.wall_across(-0.12, 0.0, 0.7, 0.2, 3.0)])
     wall_ids = tuple(e.id for e in tall.entities() if e.name.startswith("wall_"))
     sim, track = _run(tall, plan, ghosts=wall_ids)
     assert sim.penetration == 0.0 and track[-1, 0] > 0.7  # through it, to the goal
@@ -171,10 +173,10 @@ def test_ghost_wall_lets_the_agent_through():
 def test_platform_is_jumped_onto_and_ramp_climbed_in_physics(shape):
     base = _layout(shape)
     for kind, path in (("platform", "onto_platform"), ("ramp", "up_ramp")):
-        layout = scenes.place(base, -0.12, (kind, 0.5))
-        goal = layout.goal(scenes.FIRST_GOAL_ID)
+        layout = placement.place(base, -0.12, (kind, 0.5))
+        goal = layout.goal(constants.FIRST_GOAL_ID)
         assert goal.platform == 0 and layout.goal_xyz(goal.key)[2] > 0.5
-        plan = efficient_plan(layout, scenes.FIRST_GOAL_ID)
+        plan = efficient_plan(layout, constants.FIRST_GOAL_ID)
         assert plan.path == path and plan.vertical >= 0.5
         sim, track = _run(layout, plan)
         assert sim.penetration < 0.015
@@ -183,13 +185,13 @@ def test_platform_is_jumped_onto_and_ramp_climbed_in_physics(shape):
 
 
 def test_a_reused_physics_client_gives_the_numbers_of_a_fresh_one(monkeypatch):
-    from socialbench.agent3d import scene_builder
+    from socialbench.agent3d import bodies
 
-    layout = _layout().with_changes(walls=[scenes.wall_across(-0.12, 0.0, 0.3, 0.2, 3.0)])
-    plan = planning.efficient_plan(layout, scenes.FIRST_GOAL_ID)
+    layout = _layout().with_changes(walls=[placement.wall_across(-0.12, 0.0, 0.3, 0.2, 3.0)])
+    plan = planning.efficient_plan(layout, constants.FIRST_GOAL_ID)
     assert plan.jumps  # a jump: contacts, impulse, landing
     reused = [_run(layout, plan)[1] for _ in range(2)]  # the second runs on the first's client
-    monkeypatch.setattr(scene_builder, "_MAX_IDLE", 0)
-    monkeypatch.setattr(scene_builder, "_IDLE_CLIENTS", [])
+    monkeypatch.setattr(bodies, "_MAX_IDLE", 0)
+    monkeypatch.setattr(bodies, "_IDLE_CLIENTS", [])
     fresh = _run(layout, plan)[1]
     assert np.array_equal(reused[0], fresh) and np.array_equal(reused[1], fresh)

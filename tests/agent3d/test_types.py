@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from socialbench.agent3d.generate import make_trial
+from socialbench.agent3d.layout.constants import AGENT_ID, OCCLUDER_ID
 from socialbench.agent3d.scenarios import RECIPES
-from socialbench.agent3d.scenes import AGENT_ID, OCCLUDER_ID
 from socialbench.agent3d.schema import TRIAL_TYPES, Trial, Video
 
 _CACHE: dict[tuple[str, int], Trial] = {}
@@ -186,14 +186,14 @@ def test_extended_shapes_use_the_unseen_goal_set():
 
 
 def test_room_has_walls_and_one_floor_and_wall_look_per_trial():
-    from socialbench.agent3d import scenes
+    from socialbench.agent3d.layout import constants, placement
 
     t = trial("2.1")
     videos = [*t.familiarization, t.expected, t.surprising]
     rooms = {tuple(sorted(notes(v)["room"].items())) for v in videos}
     assert len(rooms) == 1  # one room per trial
     look = dict(next(iter(rooms)))
-    floor_colors, wall_colors = dict(scenes.FLOOR_LOOKS), dict(scenes.WALL_LOOKS)
+    floor_colors, wall_colors = dict(constants.FLOOR_LOOKS), dict(constants.WALL_LOOKS)
     assert len(floor_colors) == 8 and len(wall_colors) == 3  # AGENT paper: 8 floors, 3 walls
     for video in videos:
         room = [e for e in video.config.entities if e.kind == "room"]
@@ -204,19 +204,19 @@ def test_room_has_walls_and_one_floor_and_wall_look_per_trial():
         assert xs[0] < -6 and xs[-1] > 6  # the walls enclose the 12 m floor
     # the looks vary between trials
     from socialbench.core.seeding import rng_for
-    assert len({scenes.sample_room(rng_for(s, "room")) for s in range(20)}) > 5
+    assert len({placement.sample_room(rng_for(s, "room")) for s in range(20)}) > 5
 
 
 def test_scenario_1_tests_may_have_a_0_9_m_wall_walked_round():
-    from socialbench.agent3d import scenes
+    from socialbench.agent3d.layout import constants, placement
     from socialbench.agent3d.planning import efficient_plan
 
     rng = np.random.default_rng(0)
-    heights = {scenes.level_spec(rng, "wall", 4, True, tall_walls=True)[1] for _ in range(40)}
+    heights = {placement.level_spec(rng, "wall", 4, True, tall_walls=True)[1] for _ in range(40)}
     assert heights == {0.6, 0.9}  # agent spec: 0.9 m walls in some scenario-1 tests
-    assert {scenes.level_spec(rng, "wall", 4, True)[1] for _ in range(20)} == {0.6}
-    layout = scenes.two_goal_layout(rng, [("sphere", 1), ("cone", 5)], "cube", (1, 1, 1, 1))
-    layout = scenes.place(layout, scenes.TWO_GOAL_OBSTACLE_X, ("wall", 0.9, 0.2))
+    assert {placement.level_spec(rng, "wall", 4, True)[1] for _ in range(20)} == {0.6}
+    layout = placement.two_goal_layout(rng, [("sphere", 1), ("cone", 5)], "cube", (1, 1, 1, 1))
+    layout = placement.place(layout, constants.TWO_GOAL_OBSTACLE_X, ("wall", 0.9, 0.2))
     plan = efficient_plan(layout, layout.goals[1].key)
     assert plan.path == "around_wall" and not plan.jumps  # too tall to jump: walked round
     t = make_trial("1.2", "test", 0, seed=2)  # a generated trial that draws one

@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from socialbench.agent3d.io import trial_relpath, write_trial
+from socialbench.agent3d.layout.placement import sample_room
 from socialbench.agent3d.motion import MotionError
 from socialbench.agent3d.planning import NoPathError
 from socialbench.agent3d.render import RenderOptions
 from socialbench.agent3d.scenarios import RECIPES, Context, RecipeError
-from socialbench.agent3d.scenes import sample_room
 from socialbench.agent3d.schema import TRIAL_TYPES, Trial
 from socialbench.core.errors import UserError
 from socialbench.core.runner import Job, run_jobs

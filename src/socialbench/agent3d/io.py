@@ -38,8 +38,8 @@ from typing import Any
 
 import numpy as np
 
+from socialbench.agent3d.bodies import ROUND_DIGITS, shape_mesh
 from socialbench.agent3d.render import RenderOptions, render_video, segmentation_color
-from socialbench.agent3d.scene_builder import ROUND_DIGITS, shape_mesh
 from socialbench.agent3d.schema import (
     FPS,
     SCENARIOS,

@@ -12,7 +12,7 @@ Primitives (agent spec, "Agent motion"):
 - ``settle`` / ``give_up``: stay (braking) for a while; giving up is looking around and staying.
 
 A :class:`Simulation` is one video: an emptied DIRECT client (deterministic for the same calls), the
-scene built by ``scene_builder``, and the states of every entity recorded once per frame at
+scene built by ``bodies``, and the states of every entity recorded once per frame at
 35 fps. Entities listed as ``ghosts`` do not collide with the agent (only type 2.5's surprising
 video, whose point is that the agent passes through a wall).
 """
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from socialbench.agent3d.bodies import GRAVITY, build_scene, physics_client, read_state
 from socialbench.agent3d.physics import p
-from socialbench.agent3d.scene_builder import GRAVITY, build_scene, physics_client, read_state
 from socialbench.agent3d.schema import FPS, EntityState, SceneConfig, Video
 
 WALK_SPEED = 1.3  # agent spec: the agent walks at about 1.3 m/s

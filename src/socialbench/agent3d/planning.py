@@ -21,8 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from socialbench.agent3d.layout.constants import AGENT_SIZE, PLATFORM_TOP
+from socialbench.agent3d.layout.geometry import Chasm, Layout, Platform, Wall
 from socialbench.agent3d.motion import Jump, Step, solve_jump
-from socialbench.agent3d.scenes import AGENT_SIZE, PLATFORM_TOP, Chasm, Layout, Platform, Wall
 from socialbench.core.grid_planning import segment_enters_box
 
 W_V = 1.5  # ours, within BIPaCK's w_v range {0.1..10} (agent spec): vertical effort costs more

@@ -1,6 +1,6 @@
 """Render AGENT videos headless on the CPU: RGB, depth and instance segmentation (TinyRenderer).
 
-A video is rendered from its ``SceneConfig`` (rebuilt with ``scene_builder``) and its stored
+A video is rendered from its ``SceneConfig`` (rebuilt with ``bodies``) and its stored
 per-frame states, from the config's fixed camera, so rendering never re-simulates anything.
 
 Files written into a video folder (``RenderOptions`` chooses):
@@ -29,8 +29,8 @@ from typing import Literal
 import numpy as np
 from PIL import Image
 
+from socialbench.agent3d.bodies import build_scene, physics_client, set_states
 from socialbench.agent3d.physics import p
-from socialbench.agent3d.scene_builder import build_scene, physics_client, set_states
 from socialbench.agent3d.schema import Camera, Video
 from socialbench.core.errors import DataFileError, UserError
 from socialbench.core.video import write_mp4

@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
+from socialbench.agent3d.bodies import build_scene, physics_client, set_states
 from socialbench.agent3d.io import (
     CONFIG_FILE,
     EXPECTED,
@@ -55,7 +56,6 @@ from socialbench.agent3d.io import (
     read_json,
 )
 from socialbench.agent3d.physics import p
-from socialbench.agent3d.scene_builder import build_scene, physics_client, set_states
 from socialbench.agent3d.schema import EntitySpec, Trial, Video
 from socialbench.core.errors import UserError
 from socialbench.core.parallel import ordered_map

@@ -11,41 +11,44 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from socialbench.agent3d import scenes
+from socialbench.agent3d.layout import constants, placement
+from socialbench.agent3d.layout.geometry import Chasm, Layout
+from socialbench.agent3d.layout.placement import pick
 from socialbench.agent3d.planning import efficient_plan
 from socialbench.agent3d.scenarios.common import Context, RecipeError, replay, simulate
 from socialbench.agent3d.scenarios.registry import TrialVideos, recipe
-from socialbench.agent3d.scenes import Chasm, Layout, pick
 
 SCENARIO = 2
 MIN_SAVING = 0.1  # ours: the expected path must be cheaper than the replay by this much
 
 
 def _base(ctx: Context) -> Layout:
-    agent_shape, agent_color, looks = scenes.sample_looks(ctx.rng, 1, ctx.extended)
+    agent_shape, agent_color, looks = placement.sample_looks(ctx.rng, 1, ctx.extended)
     (shape, code), = looks
-    return scenes.one_goal_layout(ctx.rng, shape, code, agent_shape, agent_color)
+    return placement.one_goal_layout(ctx.rng, shape, code, agent_shape, agent_color)
 
 
-def _jump_wall(ctx: Context, layout: Layout, heights: tuple = scenes.WALL_HEIGHTS) -> Layout:
+def _jump_wall(ctx: Context, layout: Layout, heights: tuple = constants.WALL_HEIGHTS) -> Layout:
     """A long wall across the lane (the agent jumps it: walking round costs more)."""
-    wall = scenes.wall_across(scenes.middle_x(layout), layout.row, float(pick(ctx.rng, heights)),
-                              float(pick(ctx.rng, scenes.WALL_THICKNESSES)),
-                              float(pick(ctx.rng, scenes.LONG_WALL_LENGTHS)))
+    wall = placement.wall_across(placement.middle_x(layout), layout.row,
+                                 float(pick(ctx.rng, heights)),
+                                 float(pick(ctx.rng, constants.WALL_THICKNESSES)),
+                                 float(pick(ctx.rng, constants.LONG_WALL_LENGTHS)))
     return layout.with_changes(walls=[wall])
 
 
 def _detour_wall(ctx: Context, layout: Layout) -> Layout:
     """A 0.7 m wall, too tall to jump: the agent walks round its nearer end."""
-    wall = scenes.wall_across(scenes.middle_x(layout), layout.row, scenes.DETOUR_WALL_HEIGHT,
-                              float(pick(ctx.rng, scenes.WALL_THICKNESSES)),
-                              float(pick(ctx.rng, scenes.WALL_LENGTHS)),
-                              offset=float(ctx.rng.uniform(-0.3, 0.3)))
+    wall = placement.wall_across(placement.middle_x(layout), layout.row,
+                                 constants.DETOUR_WALL_HEIGHT,
+                                 float(pick(ctx.rng, constants.WALL_THICKNESSES)),
+                                 float(pick(ctx.rng, constants.WALL_LENGTHS)),
+                                 offset=float(ctx.rng.uniform(-0.3, 0.3)))
     return layout.with_changes(walls=[wall])
 
 
-def _chasm(ctx: Context, layout: Layout, widths: tuple = scenes.CHASM_WIDTHS_ONE_GOAL) -> Layout:
-    chasm = Chasm(x=scenes.middle_x(layout), width=float(pick(ctx.rng, widths)))
+def _chasm(ctx: Context, layout: Layout, widths: tuple = constants.CHASM_WIDTHS_ONE_GOAL) -> Layout:
+    chasm = Chasm(x=placement.middle_x(layout), width=float(pick(ctx.rng, widths)))
     return layout.with_changes(chasms=[chasm], raised=True)
 
 
@@ -55,8 +58,8 @@ def _trial(ctx: Context, familiar: Layout, test: Layout, ghosts: tuple[int, ...]
 
     The replayed path must cost more than the expected one (except in 2.5, where it is not a
     feasible path at all: it goes through the ``ghosts``)."""
-    fam_plan = efficient_plan(familiar, scenes.FIRST_GOAL_ID)
-    test_plan = efficient_plan(test, scenes.FIRST_GOAL_ID)
+    fam_plan = efficient_plan(familiar, constants.FIRST_GOAL_ID)
+    test_plan = efficient_plan(test, constants.FIRST_GOAL_ID)
     if not ghosts and fam_plan.cost < test_plan.cost + MIN_SAVING:
         raise RecipeError("the test scene does not make a more efficient path")
     sweep = ctx.sweep()
@@ -97,7 +100,7 @@ def obstacle_moved(ctx: Context) -> TrialVideos:
     familiar = _jump_wall(ctx, base) if ctx.rng.random() < 0.5 else _detour_wall(ctx, base)
     wall = familiar.walls[0]
     side = float(pick(ctx.rng, (-1.0, 1.0)))
-    detour = efficient_plan(familiar, scenes.FIRST_GOAL_ID).steps[0].target
+    detour = efficient_plan(familiar, constants.FIRST_GOAL_ID).steps[0].target
     if detour is not None and abs(detour[1] - familiar.row) > 1e-6:
         side = -1.0 if detour[1] > familiar.row else 1.0  # slide it away from the detour
     moved = replace(wall, y=familiar.row + side * (wall.length / 2 + 0.6))
@@ -118,20 +121,20 @@ def smaller_obstacle(ctx: Context) -> TrialVideos:
     if kind == "jump":
         familiar = _jump_wall(ctx, base, heights=(0.3, 0.4, 0.6))
         wall = familiar.walls[0]
-        lower = [h for h in scenes.WALL_HEIGHTS if h <= wall.height - 0.2 + 1e-9]
+        lower = [h for h in constants.WALL_HEIGHTS if h <= wall.height - 0.2 + 1e-9]
         test_wall = replace(wall, height=float(pick(ctx.rng, lower)))
         return _trial(ctx, familiar, familiar.with_changes(walls=[test_wall]))
     if kind == "chasm":
-        familiar = _chasm(ctx, base, widths=scenes.CHASM_WIDTHS_ONE_GOAL[2:])
+        familiar = _chasm(ctx, base, widths=constants.CHASM_WIDTHS_ONE_GOAL[2:])
         chasm = familiar.chasms[0]
-        narrower = [w for w in scenes.CHASM_WIDTHS_ONE_GOAL if w <= chasm.width - 0.45]
+        narrower = [w for w in constants.CHASM_WIDTHS_ONE_GOAL if w <= chasm.width - 0.45]
         test_chasm = Chasm(x=chasm.x, width=float(pick(ctx.rng, narrower)))
         return _trial(ctx, familiar, familiar.with_changes(chasms=[test_chasm]))
-    wall = scenes.wall_across(scenes.middle_x(base), base.row, scenes.DETOUR_WALL_HEIGHT,
-                              float(pick(ctx.rng, scenes.WALL_THICKNESSES)),
-                              float(pick(ctx.rng, scenes.WALL_LENGTHS[2:])))
+    wall = placement.wall_across(placement.middle_x(base), base.row, constants.DETOUR_WALL_HEIGHT,
+                                 float(pick(ctx.rng, constants.WALL_THICKNESSES)),
+                                 float(pick(ctx.rng, constants.WALL_LENGTHS[2:])))
     familiar = base.with_changes(walls=[wall])
-    shorter = [v for v in scenes.WALL_LENGTHS if v <= wall.length - 0.5]
+    shorter = [v for v in constants.WALL_LENGTHS if v <= wall.length - 0.5]
     test_wall = replace(wall, length=float(pick(ctx.rng, shorter)))
     return _trial(ctx, familiar, familiar.with_changes(walls=[test_wall]))
 
@@ -151,12 +154,13 @@ def different_obstacle(ctx: Context) -> TrialVideos:
         chasm = familiar.chasms[0]
         bridged = Chasm(x=chasm.x, width=chasm.width, bridge_y=familiar.row)
         return _trial(ctx, familiar, familiar.with_changes(chasms=[bridged]))
-    height = float(pick(ctx.rng, scenes.DOOR_WALL_HEIGHTS))
-    wall = scenes.wall_across(scenes.middle_x(base), base.row, height,
-                              float(pick(ctx.rng, scenes.WALL_THICKNESSES)),
-                              float(pick(ctx.rng, scenes.WALL_LENGTHS + scenes.LONG_WALL_LENGTHS)))
+    height = float(pick(ctx.rng, constants.DOOR_WALL_HEIGHTS))
+    wall = placement.wall_across(placement.middle_x(base), base.row, height,
+                                 float(pick(ctx.rng, constants.WALL_THICKNESSES)),
+                                 float(pick(ctx.rng, (*constants.WALL_LENGTHS,
+                                                      *constants.LONG_WALL_LENGTHS))))
     familiar = base.with_changes(walls=[wall])
-    door = scenes.wall_across(wall.x, base.row, height, wall.thickness, wall.length, door=True)
+    door = placement.wall_across(wall.x, base.row, height, wall.thickness, wall.length, door=True)
     return _trial(ctx, familiar, familiar.with_changes(walls=[door]))
 
 
@@ -171,10 +175,10 @@ def path_violates_solidity(ctx: Context) -> TrialVideos:
     """
     familiar = _jump_wall(ctx, _base(ctx), heights=(0.1, 0.2, 0.3, 0.4))
     wall = familiar.walls[0]
-    taller = replace(wall, height=scenes.DETOUR_WALL_HEIGHT,
-                     length=float(pick(ctx.rng, scenes.WALL_LENGTHS[2:])))
+    taller = replace(wall, height=constants.DETOUR_WALL_HEIGHT,
+                     length=float(pick(ctx.rng, constants.WALL_LENGTHS[2:])))
     test = familiar.with_changes(walls=[taller])
-    if efficient_plan(familiar, scenes.FIRST_GOAL_ID).path != "jump_wall":
+    if efficient_plan(familiar, constants.FIRST_GOAL_ID).path != "jump_wall":
         raise RecipeError("the familiar path must jump the wall")
     wall_ids = tuple(e.id for e in test.entities() if e.name.startswith("wall_"))
     return _trial(ctx, familiar, test, ghosts=wall_ids)

@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from socialbench.agent3d.layout.constants import AGENT_ID, OCCLUDER_HEIGHT, OCCLUDER_ID
+from socialbench.agent3d.layout.geometry import Layout
 from socialbench.agent3d.motion import FPS, MotionError, Mover, Simulation, Step
 from socialbench.agent3d.physics import p
 from socialbench.agent3d.planning import NoPathError, Plan, efficient_plan
-from socialbench.agent3d.scenes import AGENT_ID, OCCLUDER_HEIGHT, OCCLUDER_ID, Layout
 from socialbench.agent3d.schema import Video
 
 LOOK_SWEEP_DEG = (20.0, 60.0)  # ours: how far the agent looks left/right at the start
@@ -43,7 +44,7 @@ class Context:
     surprising: bool = True  # test split only
     extended: bool = False  # goals from the unseen-shape set
     index: int = 0  # the trial's index in its split (recipes alternate variants by it)
-    room: tuple[int, int] = (0, 0)  # the trial's (floor look, wall look): scenes.sample_room
+    room: tuple[int, int] = (0, 0)  # the trial's (floor look, wall look): placement.sample_room
     notes: dict = field(default_factory=dict)  # trial-level annotations for every video
 
     def sweep(self) -> float:

@@ -17,31 +17,31 @@ goes for the object of highest reward minus cost. Test: a two-goal scene with bo
 
 from __future__ import annotations
 
-from socialbench.agent3d import scenes
+from socialbench.agent3d.layout import constants, geometry, placement
+from socialbench.agent3d.layout.placement import pick
 from socialbench.agent3d.planning import GIVE_UP, choose_goal, efficient_plan
 from socialbench.agent3d.scenarios.common import Context, RecipeError, simulate
 from socialbench.agent3d.scenarios.registry import TrialVideos, recipe
-from socialbench.agent3d.scenes import pick
 
 SCENARIO = 4
 MIN_COST_GAP = 0.1  # ours: easy < medium < hard by at least this much path cost
-EASY, MEDIUM, HARD = 1, (2, 3), 4  # difficulty levels (scenes.level_spec)
+EASY, MEDIUM, HARD = 1, (2, 3), 4  # difficulty levels (placement.level_spec)
 
 
 def _build(ctx: Context, test_levels: tuple[int, int]) -> TrialVideos:
     """``test_levels``: obstacle levels before (preferred, less-preferred) in the test scene."""
-    agent_shape, agent_color, looks = scenes.sample_looks(ctx.rng, 2, ctx.extended)
-    preferred, other = scenes.FIRST_GOAL_ID, scenes.FIRST_GOAL_ID + 1
-    kind = str(pick(ctx.rng, scenes.OBSTACLE_KINDS))
+    agent_shape, agent_color, looks = placement.sample_looks(ctx.rng, 2, ctx.extended)
+    preferred, other = constants.FIRST_GOAL_ID, constants.FIRST_GOAL_ID + 1
+    kind = str(pick(ctx.rng, placement.OBSTACLE_KINDS))
     medium_level = int(pick(ctx.rng, MEDIUM))
-    sizes = {level: scenes.level_spec(ctx.rng, kind, level, two_goals=False)
+    sizes = {level: placement.level_spec(ctx.rng, kind, level, two_goals=False)
              for level in (EASY, medium_level, HARD)}
 
-    def one_goal(key: int, level: int) -> scenes.Layout:
-        shape, code = looks[key - scenes.FIRST_GOAL_ID]
-        layout = scenes.one_goal_layout(ctx.rng, shape, code, agent_shape, agent_color)
-        layout.goals[0] = scenes.Goal(key, layout.goals[0].x, shape, code)
-        return scenes.place(layout, scenes.middle_x(layout), sizes[level])
+    def one_goal(key: int, level: int) -> geometry.Layout:
+        shape, code = looks[key - constants.FIRST_GOAL_ID]
+        layout = placement.one_goal_layout(ctx.rng, shape, code, agent_shape, agent_color)
+        layout.goals[0] = geometry.Goal(key, layout.goals[0].x, shape, code)
+        return placement.place(layout, placement.middle_x(layout), sizes[level])
 
     plan_of = [(preferred, medium_level), (preferred, HARD), (other, EASY),
                (other, medium_level)]
@@ -63,13 +63,13 @@ def _build(ctx: Context, test_levels: tuple[int, int]) -> TrialVideos:
         fam.append(simulate(ctx, layout, plan, "familiarization", sweep))
 
     sides = (-1, 1) if ctx.rng.random() < 0.5 else (1, -1)
-    test = scenes.two_goal_layout(ctx.rng, looks, agent_shape, agent_color, sides=sides)
-    shared = scenes.level_spec(ctx.rng, kind, test_levels[0], two_goals=True)
+    test = placement.two_goal_layout(ctx.rng, looks, agent_shape, agent_color, sides=sides)
+    shared = placement.level_spec(ctx.rng, kind, test_levels[0], two_goals=True)
     for key, level in zip((preferred, other), test_levels, strict=True):
-        spec = shared if test_levels[0] == test_levels[1] else scenes.level_spec(
+        spec = shared if test_levels[0] == test_levels[1] else placement.level_spec(
             ctx.rng, kind, level, two_goals=True)
         side = 1 if test.goal(key).x > 0 else -1
-        test = scenes.place(test, side * scenes.TWO_GOAL_OBSTACLE_X, spec)
+        test = placement.place(test, side * constants.TWO_GOAL_OBSTACLE_X, spec)
     if kind == "chasm":
         test = test.with_changes(raised=True)
     gap = efficient_plan(test, preferred).cost - efficient_plan(test, other).cost

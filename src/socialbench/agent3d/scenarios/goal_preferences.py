@@ -13,11 +13,12 @@ The four types vary which object costs more to reach (path costs come from the p
 
 from __future__ import annotations
 
-from socialbench.agent3d import scenes
+from socialbench.agent3d.layout import constants, placement
+from socialbench.agent3d.layout.geometry import Layout
+from socialbench.agent3d.layout.placement import pick
 from socialbench.agent3d.planning import choose_goal, efficient_plan
 from socialbench.agent3d.scenarios.common import Context, RecipeError, simulate
 from socialbench.agent3d.scenarios.registry import TrialVideos, recipe
-from socialbench.agent3d.scenes import Layout, pick
 
 SCENARIO = 1
 LESS_REWARD = (6.0, 8.0)  # ours: the less-preferred object's reward (path costs are 1.7-5)
@@ -29,18 +30,18 @@ def _scene(ctx: Context, looks: list, agent: tuple, sides: tuple[int, int], kind
            levels: dict[int, int], test: bool = False) -> Layout:
     """A two-goal layout; ``levels``: goal id -> obstacle difficulty in front of it. In test
     scenes the hardest wall may be the spec's 0.9 m one (walked round, not jumped)."""
-    layout = scenes.two_goal_layout(ctx.rng, looks, agent[0], agent[1], sides=sides)
+    layout = placement.two_goal_layout(ctx.rng, looks, agent[0], agent[1], sides=sides)
     keys = sorted(levels)
     if levels[keys[0]] == levels[keys[1]]:  # equal costs: the very same obstacle on both sides
-        shared = scenes.level_spec(ctx.rng, kind, levels[keys[0]], two_goals=True,
-                                   tall_walls=test)
+        shared = placement.level_spec(ctx.rng, kind, levels[keys[0]], two_goals=True,
+                                      tall_walls=test)
         specs = dict.fromkeys(keys, shared)
     else:
-        specs = {k: scenes.level_spec(ctx.rng, kind, levels[k], two_goals=True, tall_walls=test)
+        specs = {k: placement.level_spec(ctx.rng, kind, levels[k], two_goals=True, tall_walls=test)
                  for k in keys}
     for goal in layout.goals:
         side = 1 if goal.x > 0 else -1
-        layout = scenes.place(layout, side * scenes.TWO_GOAL_OBSTACLE_X, specs[goal.key])
+        layout = placement.place(layout, side * constants.TWO_GOAL_OBSTACLE_X, specs[goal.key])
     if kind == "chasm":
         layout = layout.with_changes(raised=True)
     return layout
@@ -49,10 +50,10 @@ def _scene(ctx: Context, looks: list, agent: tuple, sides: tuple[int, int], kind
 def _build(ctx: Context, fam_levels: tuple[int, int], test_levels: tuple[int, int],
            fam_order: str, test_order: str) -> TrialVideos:
     """Levels are (preferred, other); orders say how their costs compare: "=", ">" or "<"."""
-    agent_shape, agent_color, looks = scenes.sample_looks(ctx.rng, 2, ctx.extended)
+    agent_shape, agent_color, looks = placement.sample_looks(ctx.rng, 2, ctx.extended)
     agent = (agent_shape, agent_color)
-    preferred = scenes.FIRST_GOAL_ID + int(ctx.rng.integers(2))
-    other = scenes.FIRST_GOAL_ID + scenes.FIRST_GOAL_ID + 1 - preferred
+    preferred = constants.FIRST_GOAL_ID + int(ctx.rng.integers(2))
+    other = constants.FIRST_GOAL_ID + constants.FIRST_GOAL_ID + 1 - preferred
     less = float(ctx.rng.uniform(*LESS_REWARD))
     rewards = {preferred: round(less + float(ctx.rng.uniform(*PREFERENCE_GAP)), 3),
                other: round(less, 3)}
@@ -61,7 +62,7 @@ def _build(ctx: Context, fam_levels: tuple[int, int], test_levels: tuple[int, in
                       "preferred_goal_id": preferred, "swapped": swapped})
     fam_sides = (-1, 1) if ctx.rng.random() < 0.5 else (1, -1)
     test_sides = fam_sides[::-1] if swapped else fam_sides
-    kind = str(pick(ctx.rng, scenes.OBSTACLE_KINDS))
+    kind = str(pick(ctx.rng, placement.OBSTACLE_KINDS))
     layouts = []
     for sides, levels, order, test in ((fam_sides, fam_levels, fam_order, False),
                                        (test_sides, test_levels, test_order, True)):

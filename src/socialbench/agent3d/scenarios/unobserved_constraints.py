@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from socialbench.agent3d import scenes
+from socialbench.agent3d.layout import constants, placement
+from socialbench.agent3d.layout.geometry import Layout, Occluder
+from socialbench.agent3d.layout.placement import pick
 from socialbench.agent3d.planning import Plan, efficient_plan
 from socialbench.agent3d.scenarios.common import Context, RecipeError, replay, simulate
 from socialbench.agent3d.scenarios.registry import TrialVideos, recipe
-from socialbench.agent3d.scenes import Layout, Occluder, pick
 
 SCENARIO = 3
 NEAR_OVERHANG = 0.55  # ours: the wall reaches this far toward the camera past the lane
@@ -25,23 +26,23 @@ MIN_SAVING = 0.1  # ours: a revealed smaller obstacle must make the path this mu
 
 
 def _familiar(ctx: Context) -> tuple[Layout, Plan]:
-    agent_shape, agent_color, looks = scenes.sample_looks(ctx.rng, 1, ctx.extended)
+    agent_shape, agent_color, looks = placement.sample_looks(ctx.rng, 1, ctx.extended)
     (shape, code), = looks
-    base = scenes.one_goal_layout(ctx.rng, shape, code, agent_shape, agent_color)
-    x = scenes.middle_x(base)
+    base = placement.one_goal_layout(ctx.rng, shape, code, agent_shape, agent_color)
+    x = placement.middle_x(base)
     if ctx.rng.random() < 0.5:  # the agent jumps: a long wall
         height = float(pick(ctx.rng, (0.3, 0.4, 0.6)))
-        length = float(pick(ctx.rng, scenes.LONG_WALL_LENGTHS))
+        length = float(pick(ctx.rng, constants.LONG_WALL_LENGTHS))
     else:  # the agent walks round: a wall too tall to jump
-        height = scenes.DETOUR_WALL_HEIGHT
-        length = float(pick(ctx.rng, scenes.WALL_LENGTHS[:3]))
-    thickness = float(pick(ctx.rng, scenes.WALL_THICKNESSES))
-    wall = scenes.wall_across(x, base.row, height, thickness, length,
-                              offset=length / 2 - NEAR_OVERHANG)
+        height = constants.DETOUR_WALL_HEIGHT
+        length = float(pick(ctx.rng, constants.WALL_LENGTHS[:3]))
+    thickness = float(pick(ctx.rng, constants.WALL_THICKNESSES))
+    wall = placement.wall_across(x, base.row, height, thickness, length,
+                                 offset=length / 2 - NEAR_OVERHANG)
     near = wall.y - length / 2
-    occluder = Occluder(x=x, y=near - scenes.OCCLUDER_GAP, width=thickness + OCCLUDER_MARGIN)
+    occluder = Occluder(x=x, y=near - constants.OCCLUDER_GAP, width=thickness + OCCLUDER_MARGIN)
     layout = base.with_changes(walls=[wall], occluder=occluder)
-    return layout, efficient_plan(layout, scenes.FIRST_GOAL_ID)
+    return layout, efficient_plan(layout, constants.FIRST_GOAL_ID)
 
 
 def _trial(ctx: Context, familiar: Layout, plan: Plan, revealed: Layout | None) -> TrialVideos:
@@ -81,12 +82,12 @@ def smaller_barrier(ctx: Context) -> TrialVideos:
     """
     familiar, plan = _familiar(ctx)
     wall = familiar.walls[0]
-    if ctx.rng.random() < 0.5 and wall.height in scenes.DOOR_WALL_HEIGHTS:
+    if ctx.rng.random() < 0.5 and wall.height in constants.DOOR_WALL_HEIGHTS:
         smaller = replace(wall, door_y=familiar.row)
     else:
-        lower = [h for h in scenes.WALL_HEIGHTS if h <= min(wall.height - 0.2, 0.3) + 1e-9]
+        lower = [h for h in constants.WALL_HEIGHTS if h <= min(wall.height - 0.2, 0.3) + 1e-9]
         smaller = replace(wall, height=float(pick(ctx.rng, lower)))
     revealed = familiar.with_changes(walls=[smaller])
-    if efficient_plan(revealed, scenes.FIRST_GOAL_ID).cost > plan.cost - MIN_SAVING:
+    if efficient_plan(revealed, constants.FIRST_GOAL_ID).cost > plan.cost - MIN_SAVING:
         raise RecipeError("the revealed obstacle does not make the path inefficient")
     return _trial(ctx, familiar, plan, revealed)
