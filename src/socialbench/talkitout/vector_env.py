@@ -21,7 +21,7 @@ from gymnasium.vector.utils import batch_space
 
 from socialbench.talkitout.env import _DIR_VEC, _VIEW_X, _VIEW_Y, GRID_SIZE, MIN_ROOM, VIEW
 from socialbench.talkitout.env import PAPER_T_MAX as _PAPER_T_MAX
-from socialbench.talkitout.grammar import ACTION_NVEC, OPEN_SESAME, WHERE_IS_THE_EXIT
+from socialbench.talkitout.grammar import ACTION_NVEC, OPEN_SESAME, PRIMITIVES, WHERE_IS_THE_EXIT
 from socialbench.talkitout.grammar import action_from_words as _words
 from socialbench.talkitout.vocabulary import (
     GUIDE_LINE_TOKENS,
@@ -35,10 +35,12 @@ from socialbench.talkitout.vocabulary import (
 )
 from socialbench.talkitout.world import (
     GUIDE_NAMES,
+    GUIDE_TYPE,
     NO_LIAR_GUIDE_NAME,
     NPC_OBJECT_INDEX,
     SEVEN_COLOURS,
     WIZARD_NAME,
+    WIZARD_TYPE,
 )
 
 
@@ -67,15 +69,20 @@ def _views() -> np.ndarray:
 _VIEWS = _views()
 _ROOM_SIZES = GRID_SIZE - MIN_ROOM + 1  # w, h in 5..8
 _DOOR_CHOICES = GRID_SIZE - 4  # a door lies at 2 + (0..w-5) along its wall: at most 4 places
+_FREE_MAX = (GRID_SIZE - 2) ** 2 - 4  # the longest free-cell list: an 8x8 room's
 
 # A cell packed as one uint32, little-endian bytes (type, colour, state, NPC direction): one
 # 4-byte gather builds a whole 7x7 view.
 _EMPTY, _WALL = 1, 2 | 5 << 8  # MiniGrid's empty cell and grey wall
 _CLOSED_DOOR = 4 | 1 << 16
-_WIZARD, _GUIDE = 0, 1
 _UNIFORMS_PER_LAYOUT = 24  # TalkItOutEnv._gen_grid: np_random.random(24)
 _LIAR_SLOT = WIZARD_LINE_TOKENS + GUIDE_LINE_TOKENS + 4  # "<liar> go to the [colour] door"
 _NOOP = np.array(_words(None), dtype=np.int64)  # no move, nothing said
+# By primitive index (the 7 primitives, then no move): the turn, and whether it ends the
+# episode (SocialAI 0.1, A.1.1: toggle and done end it with 0 reward).
+_TURN = np.array([{"left": -1, "right": 1}.get(p, 0) for p in (*PRIMITIVES, None)])
+_ENDS = np.array([p in ("toggle", "done") for p in (*PRIMITIVES, None)])
+_FORWARD = PRIMITIVES.index("forward")
 _WHERE_IS_THE_EXIT = _said(*_words(WHERE_IS_THE_EXIT)[1:])
 _OPEN_SESAME = _said(*_words(OPEN_SESAME)[1:])
 _NVEC = np.array(ACTION_NVEC, dtype=np.uint64)  # negative actions wrap round to huge values
@@ -145,7 +152,7 @@ def _door_layouts() -> tuple[np.ndarray, ...]:
             doors.append([_cell(tx, 0), _cell(bx, h - 1), _cell(0, ly), _cell(w - 1, ry)])
             fronts.append([_cell(x, y) for x, y in front])
             free = [(rank, c) for rank, c in enumerate(interior) if c not in front]
-            free += [(0, (1, 1))] * ((GRID_SIZE - 2) ** 2 - 4 - len(free))
+            free += [(0, (1, 1))] * (_FREE_MAX - len(free))
             free_ranks.append([rank for rank, _ in free])
             free_cells.append([_cell(*c) for _, c in free])
     # int8 (cells are 0..64): small tables stay in cache for the random look-ups of resets.
@@ -154,8 +161,6 @@ def _door_layouts() -> tuple[np.ndarray, ...]:
 
 _ROOMS, _INTERIORS = _rooms()
 _DOORS, _FRONTS, _FREE_CELLS, _FREE_RANKS = _door_layouts()
-_INTERIOR_SIZE = np.array([(w - 2) * (h - 2) for w, h
-                           in itertools.product(range(MIN_ROOM, GRID_SIZE + 1), repeat=2)])
 
 
 def _colour_draws(n_colours: int) -> np.ndarray:
@@ -166,9 +171,6 @@ def _colour_draws(n_colours: int) -> np.ndarray:
         pool = list(range(n_colours))
         table.append([pool.pop(k) for k in ks])
     return np.array(table, dtype=np.int64)
-
-
-_FREE_MAX = (GRID_SIZE - 2) ** 2 - 4  # the longest free-cell list: an 8x8 room's
 
 
 @functools.cache
@@ -214,7 +216,9 @@ class TalkItOutVectorEnv(VectorEnv):
 
     ## Observation space
     ``Dict`` of arrays, one row per environment:
-    - ``image``: (N, 7, 7, 3) uint8, or (N, 7, 7, 4) with ``npc_direction_channel=True``.
+    - ``image``: (N, 7, 7, 3) uint8, or (N, 7, 7, 4) with ``npc_direction_channel=True``. The
+      3-channel image is a view of the 4-byte cells (strides (196, 28, 4, 1)), which saves a
+      copy; ``torch.from_numpy`` takes it as it is, ``np.ascontiguousarray`` packs it.
     - ``direction``: (N,) int64, 0..3.
     - ``utterance``: (N, 15) uint8, the token ids heard this step, left-aligned, zero-padded;
       all zeros when nothing was heard (the single env's ``"NA\\n"``).
@@ -312,13 +316,13 @@ class TalkItOutVectorEnv(VectorEnv):
                                                          dtype=np.uint8)
         self.single_observation_space = spaces.Dict(obs_spaces)
         self.observation_space = batch_space(self.single_observation_space, n)
-        self.single_action_space = spaces.MultiDiscrete(_NVEC.copy())
+        self.single_action_space = spaces.MultiDiscrete(np.array(ACTION_NVEC, dtype=np.int64))
         self.action_space = batch_space(self.single_action_space, n)
 
         self._n_npcs = 3 if self.liar else 2
         # NPC codes without colour and direction: (11, -, npc_type) in roles order.
         self._npc_kind = np.array([NPC_OBJECT_INDEX | t << 16
-                                   for t in (_WIZARD, _GUIDE, _GUIDE)[:self._n_npcs]],
+                                   for t in (WIZARD_TYPE, GUIDE_TYPE, GUIDE_TYPE)[:self._n_npcs]],
                                   dtype=np.uint32)
         self._multipliers = self._draw_sizes()
         nc = self.n_colours
@@ -513,22 +517,23 @@ class TalkItOutVectorEnv(VectorEnv):
         move, template, noun = action[:, 0], action[:, 1], action[:, 2]
 
         # The primitive first: turns, forward into an empty cell, toggle/done end the episode.
-        d = (self._dir + (move == 1) - (move == 0)) & 3
+        d = (self._dir + _TURN[move]) & 3
         self._dir = d
         ahead = self._pos + _STEP[d]
-        free = (self._cells.reshape(-1)[self._row_cells + ahead] & 0xFF) == _EMPTY
-        self._pos = np.where((move == 2) & free, ahead, self._pos)
-        terminated = (move == 5) | (move == 6)
+        free = np.take(self._cells.reshape(-1), self._row_cells + ahead, mode="clip") == _EMPTY
+        self._pos = np.where((move == _FORWARD) & free, ahead, self._pos)
+        terminated = _ENDS[move]
 
-        # Then the sentence, from the new cell.
+        # Then the sentence, from the new cell (nothing is said in a step that ended).
         reward = np.zeros(self.num_envs)
         self._steps += 1
         said = _said(template, noun)
+        said[terminated] = -1
         self._utterance.fill(0)
-        asking = np.flatnonzero((said == _WHERE_IS_THE_EXIT) & ~terminated)
+        asking = np.flatnonzero(said == _WHERE_IS_THE_EXIT)
         if len(asking):
             self._answer(asking)
-        opening = np.flatnonzero((said == _OPEN_SESAME) & ~terminated)  # "Open sesame"
+        opening = np.flatnonzero(said == _OPEN_SESAME)
         if len(opening):
             at_door = _FRONTS[self._doors[opening]] == self._pos[opening, None]
             ends = opening[at_door.any(axis=1)]
