@@ -35,7 +35,6 @@ from socialbench.bib.schema import (
     Frame,
     Sprite,
     Trial,
-    make_frame,
 )
 from socialbench.core.errors import DataFileError
 
@@ -140,17 +139,17 @@ def _frame(raw: Any, repeats: _Repeats) -> Frame:
     # Every field through ``repeats``: the agent and a carried key repeat too while the agent
     # waits, and equal fields of consecutive frames then are one object (the validator groups
     # frames by their fields' identity).
-    return make_frame({
-        "walls": repeats.parse("walls", raw.get("walls"), _blocks),
-        "objects": repeats.parse("objects", raw.get("objects"), _sprites),
-        "agent": repeats.parse("agent", raw.get("agent"), _one_sprite),
-        "home": repeats.parse("home", raw.get("home"), _one_sprite),
-        "fuse_walls": repeats.parse("fuse_walls", raw.get("fuse_walls"), _blocks),
-        "key": repeats.parse(key_name, raw.get(key_name), _sprites),
-        "lock": repeats.parse(lock_name, raw.get(lock_name), _sprites),
-        "blocking": repeats.parse("blocking", raw.get("blocking"), _blocks),
-        "size": repeats.parse("size", size, _size),
-    })
+    return Frame(
+        walls=repeats.parse("walls", raw.get("walls"), _blocks),
+        objects=repeats.parse("objects", raw.get("objects"), _sprites),
+        agent=repeats.parse("agent", raw.get("agent"), _one_sprite),
+        home=repeats.parse("home", raw.get("home"), _one_sprite),
+        fuse_walls=repeats.parse("fuse_walls", raw.get("fuse_walls"), _blocks),
+        key=repeats.parse(key_name, raw.get(key_name), _sprites),
+        lock=repeats.parse(lock_name, raw.get(lock_name), _sprites),
+        blocking=repeats.parse("blocking", raw.get("blocking"), _blocks),
+        size=repeats.parse("size", size, _size),
+    )
 
 
 def _next_frame(raw: Any, previous_raw: Any, previous: Frame | None,
@@ -163,9 +162,8 @@ def _next_frame(raw: Any, previous_raw: Any, previous: Frame | None,
         if raw.keys() == previous_raw.keys() and all(
                 raw[k] is previous_raw[k] or raw[k] == previous_raw[k]
                 for k in raw if k != "agent"):
-            fields = dict(previous.__dict__)
-            fields["agent"] = repeats.parse("agent", raw.get("agent"), _one_sprite)
-            return make_frame(fields)
+            return replace(previous,
+                           agent=repeats.parse("agent", raw.get("agent"), _one_sprite))
     return _frame(raw, repeats)
 
 

@@ -23,7 +23,7 @@ from functools import cache, lru_cache
 import numpy as np
 
 from socialbench.bib import motion
-from socialbench.bib.schema import CELL, FRAME_SIZE, Block, Run, Sprite, Trial, make_frame
+from socialbench.bib.schema import CELL, FRAME_SIZE, Block, Frame, Run, Sprite, Trial
 from socialbench.bib.shapes import ShapeSet
 from socialbench.bib.validate.episode import GOAL_TOUCH_PX
 from socialbench.bib.world import (
@@ -255,9 +255,8 @@ def draw(layout: Layout, track: np.ndarray, *,
         kept = int(left[start])
         removed = set(order[:len(order) - kept])
         fuse = _blocks([c for c in layout.fuse if c not in removed])
-        template = make_frame(dict(walls=walls, objects=objects,
-                                   agent=_sprite(layout.agent, track[start]), home=home,
-                                   fuse_walls=fuse, key=keys, lock=locks, blocking=(),
-                                   size=FRAME_SIZE))
+        template = Frame(walls=walls, objects=objects, agent=_sprite(layout.agent, track[start]),
+                         home=home, fuse_walls=fuse, key=keys, lock=locks, blocking=(),
+                         size=FRAME_SIZE)
         runs.append(Run(template, corners[start:end], key_offset))
     return Trial(runs=runs)

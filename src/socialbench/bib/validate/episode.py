@@ -8,10 +8,9 @@ tested against walls and barriers through an occupancy grid of whole cells.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any
 
 import numpy as np
 
@@ -149,41 +148,20 @@ def _first_overlap(segments: _Segments) -> str | None:
     return _first_overlaps([segments])[0]
 
 
-_KEPT = 128  # block tuples' facts remembered (a pair's trials share a few)
-_REMEMBERED: dict[tuple[str, int], tuple[tuple[Block, ...], Any]] = {}
 _PADDED = GRID + 2  # the occupancy grid's side: the cells and a one-cell margin all round
-
-
-def _remembered(kind: str, blocks: tuple[Block, ...], compute: Callable[[], Any]) -> Any:
-    """``compute()``, remembered for this block tuple by identity (the tuple is kept, so its id
-    is not reused): the trials of an episode share their wall tuples."""
-    known = _REMEMBERED.get((kind, id(blocks)))
-    if known is not None:
-        return known[1]
-    if len(_REMEMBERED) >= _KEPT:
-        _REMEMBERED.clear()
-    value = compute()
-    _REMEMBERED[(kind, id(blocks))] = (blocks, value)
-    return value
 
 
 def _wall_facts(walls: tuple[Block, ...]) -> tuple[int, Block | None]:
     """How many border-ring cells the walls lack, and the first wall that is not a grid cell."""
-    def compute() -> tuple[int, Block | None]:
-        lacking = len(BORDER_RING - {(b.x, b.y) for b in walls})
-        off_grid = next((b for b in walls if b.x % CELL or b.y % CELL
-                         or (b.width, b.height) != (CELL, CELL)), None)
-        return lacking, off_grid
-    return _remembered("walls", walls, compute)
+    lacking = len(BORDER_RING - {(b.x, b.y) for b in walls})
+    off_grid = next((b for b in walls if b.x % CELL or b.y % CELL
+                     or (b.width, b.height) != (CELL, CELL)), None)
+    return lacking, off_grid
 
 
 def _occupancy(blocks: tuple[Block, ...]) -> np.ndarray | None:
     """The cells the blocks fill (flat, ``_PADDED`` x ``_PADDED``: a one-cell margin all round),
     or None when a block is not a whole grid cell."""
-    return _remembered("occupancy", blocks, lambda: _fill_cells(blocks))
-
-
-def _fill_cells(blocks: tuple[Block, ...]) -> np.ndarray | None:
     b = _box_array(blocks)
     cells = b[:, :2] // CELL
     whole = bool((b[:, :2] % CELL == 0).all() and (b[:, 2:] - b[:, :2] == CELL).all()
