@@ -22,15 +22,20 @@ import numpy as np
 import socialbench  # noqa: F401  (registers TalkItOut)
 
 
-def steps_per_second(env_id: str, actions: np.ndarray, seed: int = 0) -> float:
+def timed_run(env_id: str, actions: np.ndarray, seed: int = 0) -> tuple[float, float]:
+    """(wall seconds, this process's CPU seconds) to take ``actions``, resetting as episodes end."""
     env = gym.make(env_id)
     env.reset(seed=seed)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for action in actions:
         _, _, terminated, truncated, _ = env.step(action)
         if terminated or truncated:
             env.reset()
-    return len(actions) / (time.perf_counter() - start)
+    return time.perf_counter() - start, time.process_time() - cpu
+
+
+def steps_per_second(env_id: str, actions: np.ndarray, seed: int = 0) -> float:
+    return len(actions) / timed_run(env_id, actions, seed)[0]
 
 
 def talkitout_random_actions(rng: np.random.Generator, n: int) -> list[tuple[int, int, int]]:
