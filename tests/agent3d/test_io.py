@@ -127,7 +127,24 @@ def test_a_box_turned_a_quarter_about_z_swaps_its_box_extents():
 def test_round_trip_gives_back_the_same_trial(tmp_path):
     trial = sample_trial("test")
     write_trial(trial, tmp_path / "t")
-    assert load_trial(tmp_path / "t") == trial
+    assert load_trial(tmp_path / "t", annotations=True) == trial
+    plain = load_trial(tmp_path / "t")  # what a model may read: no annotations
+    assert all(v.config.annotations == {} for v in (*plain.familiarization, plain.expected,
+                                                     plain.surprising))
+
+
+def test_the_answer_stays_out_of_the_files_a_model_reads(tmp_path):
+    trial = sample_trial("test")
+    write_trial(trial, tmp_path / "t")
+    for folder in ("Familiarization_video_1", "expected", "surprising"):
+        config = json.loads((tmp_path / "t" / folder / "scene_config.json").read_text())
+        assert "annotations" not in config and "video" not in config
+    meta = json.loads(io.meta_path(tmp_path / "t").read_text())
+    assert meta["annotations"]["expected"] == trial.expected.config.annotations
+    assert io.meta_path(tmp_path / "t") == tmp_path / "_meta" / "t.json"
+    released = tmp_path / "scenario_2_action_efficiency" / "type_2.1" / "test_set" / "Trial_3"
+    assert io.meta_path(released) == (tmp_path / "_meta" / "scenario_2_action_efficiency"
+                                      / "type_2.1" / "test_set" / "Trial_3.json")
 
 
 def test_the_same_trial_is_written_byte_identically(tmp_path):
@@ -138,7 +155,9 @@ def test_the_same_trial_is_written_byte_identically(tmp_path):
     assert len(files) == 7
     for rel in files:
         assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes()
-    assert not list(tmp_path.rglob("*.part"))
+    meta = tmp_path / "_meta"
+    assert (meta / "a.json").read_bytes() == (meta / "b.json").read_bytes()
+    assert not list(tmp_path.rglob(".*.tmp"))
 
 
 def _written(tmp_path: Path) -> Path:

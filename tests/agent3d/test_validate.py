@@ -178,7 +178,8 @@ def test_dataset_checks_half_of_scenario_1_tests_swap_and_tests_hold_both_videos
     import shutil
 
     from socialbench.agent3d.generate import generate
-    from socialbench.agent3d.validate import check_dataset, find_trials
+    from socialbench.agent3d.io import find_trials
+    from socialbench.agent3d.validate import check_dataset
 
     root = tmp_path / "d"
     generate(root, seed=3, types=["1.1"], splits=("test",), scale=2 / 60, show_progress=False)

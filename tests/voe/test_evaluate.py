@@ -10,17 +10,17 @@ from socialbench.voe.report import comparison_table, markdown_table, results_jso
 
 
 class Scripted(Observer):
-    """Surprise per step read from the episode's meta."""
+    """Surprise per step scripted as the test trial itself."""
 
     name = "scripted"
     benchmark = "bib"
 
     def surprise_per_step(self, episode):
-        return np.asarray(episode.meta["steps"], dtype=float)
+        return np.asarray(episode.test, dtype=float)
 
 
 def ep(name, steps):
-    return Episode(trials=[], name=name, meta={"steps": steps})
+    return Episode(trials=[steps], name=name)
 
 
 PAIRS = [

@@ -10,6 +10,17 @@ Layout (as the released AGENT data)::
             [rgb.mp4, frames.npz | rgb/ depth/ segmentation/]   # with --render (render.py)
         expected/
         surprising/                      # test split only
+    _meta/scenario_2_action_efficiency/type_2.1/test_set/Trial_7.json
+                                         # per video: what the agent does and why (annotations)
+
+The annotations (the goal pursued, the plan and its costs, rewards and the preferred goal,
+swapped sides, entities the agent passes through) give the answer away, so they live in
+``_meta/`` beside the dataset, as BIB's design facts do, never in the files a model reads;
+which test video is which is said by its folder's name alone. ``load_trial(...,
+annotations=True)`` puts them back for the validator and the tour.
+
+``scene_config.json``: ``format``, ``scenario``, ``trial_type``, ``entities`` (one spec per
+body), ``camera``, ``seed`` (the trial's) and ``fps``.
 
 ``trial.json``: ``format``, ``scenario`` (1-4) and its folder name, ``trial_type`` ("2.1"),
 ``split``, ``index``, ``videos`` (the folders in order) and, for the test split,
@@ -52,8 +63,10 @@ from socialbench.agent3d.schema import (
 )
 from socialbench.core.errors import DataFileError
 from socialbench.core.files import atomic_write
+from socialbench.core.runner import META_DIR
 
 FORMAT = "socialbench-agent3d/1"
+CONFIG_FORMAT = "socialbench-agent3d-scene/2"  # /1 held the annotations and the video's kind
 TRIAL_FILE = "trial.json"
 CONFIG_FILE = "scene_config.json"
 STATES_FILE = "state_info.json"
@@ -90,7 +103,11 @@ def write_trial(trial: Trial, trial_dir: Path, render: RenderOptions | None = No
     videos = named_videos(trial)
     for folder, video in videos:
         write_video(video, trial_dir / folder, render)
-    meta: dict[str, Any] = {
+    meta = meta_path(trial_dir)
+    meta.parent.mkdir(parents=True, exist_ok=True)
+    write_json(meta, {"format": FORMAT, "annotations": {folder: video.config.annotations
+                                                        for folder, video in videos}}, indent=1)
+    info: dict[str, Any] = {
         "format": FORMAT,
         "scenario": trial.scenario,
         "scenario_name": SCENARIOS[trial.scenario],
@@ -100,8 +117,8 @@ def write_trial(trial: Trial, trial_dir: Path, render: RenderOptions | None = No
         "videos": [folder for folder, _ in videos],
     }
     if trial.surprising is not None:
-        meta["test"] = {"expected": EXPECTED, "surprising": SURPRISING}
-    write_json(trial_dir / TRIAL_FILE, meta, indent=1)
+        info["test"] = {"expected": EXPECTED, "surprising": SURPRISING}
+    write_json(trial_dir / TRIAL_FILE, info, indent=1)
 
 
 def write_video(video: Video, video_dir: Path, render: RenderOptions | None = None) -> None:
@@ -135,8 +152,22 @@ def named_videos(trial: Trial) -> list[tuple[str, Video]]:
 
 
 def config_to_json(config: SceneConfig) -> dict[str, Any]:
-    """``scene_config.json``: the SceneConfig's fields, tuples as lists."""
-    return {"format": FORMAT, **asdict(config)}
+    """``scene_config.json``: the SceneConfig's fields, tuples as lists, but for the video's
+    kind (its folder's name says it) and the annotations (``_meta/``): the answer stays out."""
+    fields = asdict(config)
+    del fields["video"], fields["annotations"]
+    return {"format": CONFIG_FORMAT, **fields}
+
+
+def meta_path(trial_dir: Path) -> Path:
+    """Where a trial's annotations live: ``ROOT/_meta/<scenario>/<type>/<split>_set/Trial_N.json``
+    for a trial in the released layout under ROOT, else ``_meta/<folder>.json`` beside it."""
+    trial_dir = Path(trial_dir)
+    parts = trial_dir.parts[-4:]
+    if len(parts) == 4 and parts[0] in SCENARIOS.values() and parts[1].startswith("type_") \
+            and parts[2].endswith("_set") and parts[3].startswith("Trial_"):
+        return trial_dir.parents[3].joinpath(META_DIR, *parts[:3], f"{parts[3]}.json")
+    return trial_dir.parent / META_DIR / f"{trial_dir.name}.json"
 
 
 def state_info_json(video: Video) -> dict[str, Any]:
@@ -253,11 +284,22 @@ _FACE_OFFSETS = np.array([(0, 0, 0), (0, 0, 1), (0, 0, -1), (1, 0, 0), (-1, 0, 0
 # ---------------------------------------------------------------------------------- reading
 
 
-def load_trial(path: Path, raw_states: dict[str, Any] | None = None) -> Trial:
+def find_trials(root: Path) -> list[Path]:
+    """Trial folders (those holding ``trial.json``) under ``root``, in path order; hidden
+    folders (the generation runner's staging area) are not part of the dataset."""
+    root = Path(root)
+    return sorted(path.parent for path in root.rglob(TRIAL_FILE)
+                  if not any(part.startswith(".") for part in path.relative_to(root).parts))
+
+
+def load_trial(path: Path, raw_states: dict[str, Any] | None = None, *,
+               annotations: bool = False) -> Trial:
     """Read a trial folder written by ``write_trial`` into typed objects.
 
     ``raw_states``, when given, receives each video folder's parsed ``state_info.json`` by
     folder name (for checks of what is stored beyond the typed states, such as the boxes).
+    ``annotations``: also read each video's annotations from ``_meta/`` (:func:`meta_path`)
+    into its config (the validator and the tour; never for an observer).
     """
     path = Path(path)
     meta = read_json(path / TRIAL_FILE)
@@ -281,8 +323,12 @@ def load_trial(path: Path, raw_states: dict[str, Any] | None = None) -> Trial:
     if EXPECTED not in folders or has_surprise != ("test" in meta):
         raise DataFileError(where, "the video list must hold 'expected', and 'surprising' "
                             "exactly when the trial has a 'test' entry")
+    notes = _annotations(path) if annotations else {}
+
     def video(folder: str) -> Video:
-        return load_video(path / folder, raw_states)
+        loaded = load_video(path / folder, raw_states)
+        loaded.config.annotations = notes.get(folder, {})
+        return loaded
 
     return Trial(
         scenario=scenario, trial_type=_field(meta, "trial_type", str, where), split=split,
@@ -292,11 +338,26 @@ def load_trial(path: Path, raw_states: dict[str, Any] | None = None) -> Trial:
     )
 
 
+def _annotations(trial_dir: Path) -> dict[str, dict]:
+    where = meta_path(trial_dir)
+    data = read_json(where)
+    notes = data.get("annotations") if isinstance(data, dict) else None
+    if not isinstance(notes, dict) or not all(isinstance(v, dict) for v in notes.values()):
+        raise DataFileError(where, "expected {'annotations': {video folder: {...}}}")
+    return notes
+
+
+def video_kind(folder: str) -> str:
+    """A video's kind, from its folder's name: familiarization, expected or surprising."""
+    return "familiarization" if folder.startswith("Familiarization_") else folder
+
+
 def load_video(video_dir: Path, raw_states: dict[str, Any] | None = None) -> Video:
     """Read one video folder: its scene config and per-frame states (``raw_states``: see
-    ``load_trial``)."""
+    ``load_trial``); its kind comes from the folder's name, its config has no annotations."""
     video_dir = Path(video_dir)
-    config = config_from_json(read_json(video_dir / CONFIG_FILE), video_dir / CONFIG_FILE)
+    config = config_from_json(read_json(video_dir / CONFIG_FILE), video_dir / CONFIG_FILE,
+                              video_kind(video_dir.name))
     where = video_dir / STATES_FILE
     info = read_json(where)
     if not isinstance(info, dict):
@@ -322,10 +383,14 @@ def load_video(video_dir: Path, raw_states: dict[str, Any] | None = None) -> Vid
     return Video(config=config, frames=frames)
 
 
-def config_from_json(data: Any, where: Path) -> SceneConfig:
-    """Parse ``scene_config.json`` into a SceneConfig (strict types, bounded sizes)."""
+def config_from_json(data: Any, where: Path, video: str) -> SceneConfig:
+    """Parse ``scene_config.json`` into a SceneConfig (strict types, bounded sizes) of a video
+    of kind ``video``."""
     if not isinstance(data, dict):
         raise DataFileError(where, "expected a JSON object")
+    if data.get("format") != CONFIG_FORMAT:
+        raise DataFileError(where, f"format {data.get('format')!r}, not {CONFIG_FORMAT!r}: "
+                            f"written by an older socialbench; regenerate the dataset")
     raw_entities = _field(data, "entities", list, where)
     if len(raw_entities) > MAX_ENTITIES:
         raise DataFileError(where, f"{len(raw_entities)} entities, more than {MAX_ENTITIES}")
@@ -333,13 +398,9 @@ def config_from_json(data: Any, where: Path) -> SceneConfig:
     if len({e.id for e in entities}) != len(entities):
         raise DataFileError(where, "two entities share an id")
     camera = _field(data, "camera", dict, where)
-    video = _field(data, "video", str, where)
     if video not in ("familiarization", EXPECTED, SURPRISING):
-        raise DataFileError(where, f"video kind {video!r} is not familiarization, expected "
-                            f"or surprising")
-    annotations = data.get("annotations", {})
-    if not isinstance(annotations, dict):
-        raise DataFileError(where, "'annotations' must be an object")
+        raise DataFileError(where, f"video folder {where.parent.name!r} is not "
+                            f"Familiarization_video_N, expected or surprising")
     return SceneConfig(
         scenario=_field(data, "scenario", int, where),
         trial_type=_field(data, "trial_type", str, where),
@@ -351,7 +412,6 @@ def config_from_json(data: Any, where: Path) -> SceneConfig:
                       up=_vector(camera, "up", 3, where)),
         seed=_field(data, "seed", int, where),
         fps=_field(data, "fps", int, where) if "fps" in data else FPS,
-        annotations=annotations,
     )
 
 

@@ -110,3 +110,33 @@ class Trial:
     familiarization: list[Video]
     expected: Video
     surprising: Video | None = None
+
+
+@dataclass(frozen=True)
+class VideoStates:
+    """What one video shows: its bodies, the camera, the frame rate and every body's state in
+    every frame. No label: which test video it is, the trial type and the annotations stay
+    with the :class:`Episode` or in ``_meta/``."""
+
+    entities: tuple[EntitySpec, ...]
+    camera: Camera
+    fps: int
+    frames: list[list[EntityState]]
+
+    @classmethod
+    def of(cls, video: Video) -> VideoStates:
+        return cls(tuple(video.config.entities), video.config.camera, video.config.fps,
+                   video.frames)
+
+
+@dataclass
+class Episode:
+    """An AGENT test as the VOE protocol takes it, like a BIB episode: the familiarization
+    videos, then one test video. ``name`` (the trial's folder), ``task`` (its type) and
+    ``expected`` (the test video is the expected one) are for the evaluation loop; an observer
+    is handed the trials alone."""
+
+    trials: list[VideoStates]
+    name: str = ""
+    task: str | None = None
+    expected: bool | None = None

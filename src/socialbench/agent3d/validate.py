@@ -2,8 +2,9 @@
 
 What is checked, per trial (``validate_trial``):
 
-- Files: ``trial.json`` and every video's ``scene_config.json`` / ``state_info.json`` parse
-  (``io.load_trial``); the dataset's ``manifest.json`` checksums, when there is one.
+- Files: ``trial.json``, every video's ``scene_config.json`` / ``state_info.json`` and the
+  trial's annotations in ``_meta/`` parse (``io.load_trial``); the dataset's
+  ``manifest.json`` checksums, when there is one.
 - States match configs: each frame lists exactly the config's entities; static bodies stay at
   their configured pose; the stored 3D boxes are those of the stored poses; the entity table,
   fps and frame count agree with the config; each config names the trial's scenario and type.
@@ -11,8 +12,8 @@ What is checked, per trial (``validate_trial``):
   body by more than ``PENETRATION_TOLERANCE`` for two frames or more, or more than
   ``IMPACT_TOLERANCE`` in a single frame (a landing's dip), except in the surprising video of
   type 2.5, which must pass through a wall (that is its point: a trial where it does not is
-  reported); the bodies it may pass through are the config's annotated ``ghost_ids``.
-- Outcome, from the config's annotations ``goal_id`` (the entity the agent pursues) and
+  reported); the bodies it may pass through are the annotated ``ghost_ids``.
+- Outcome, from the video's annotations ``goal_id`` (the entity the agent pursues) and
   ``gave_up`` (bool): the agent ends within ``GOAL_REACH`` (horizontally) of its goal, or, when
   it gives up, of no goal at all.
 - Structure: 1 familiarization video (4 in scenario 4); a surprising video in test trials only.
@@ -50,6 +51,7 @@ from socialbench.agent3d.io import (
     TRIAL_FILE,
     box_points,
     entity_table,
+    find_trials,
     load_trial,
     named_videos,
     quaternion_matrices,
@@ -167,19 +169,11 @@ def _sides_swapped(trial_dir: Path) -> bool | None:
     return all(before[k] != after[k] for k in before)
 
 
-def find_trials(root: Path) -> list[Path]:
-    """Trial folders (those holding ``trial.json``) under ``root``, in path order; hidden
-    folders (the generation runner's staging area) are not part of the dataset."""
-    root = Path(root)
-    return sorted(path.parent for path in root.rglob(TRIAL_FILE)
-                  if not any(part.startswith(".") for part in path.relative_to(root).parts))
-
-
 def validate_trial(trial_dir: Path) -> list[str]:
     """Problems with one trial folder (empty: all good)."""
     raw_states: dict[str, dict] = {}
     try:
-        trial = load_trial(trial_dir, raw_states)
+        trial = load_trial(trial_dir, raw_states, annotations=True)
     except UserError as exc:
         return [str(exc)]
     problems = []
@@ -205,10 +199,6 @@ def check_files_agree(trial: Trial, video: Video, video_dir: Path, info: dict) -
     if (config.scenario, config.trial_type) != (trial.scenario, trial.trial_type):
         problems.append(f"{CONFIG_FILE} is for {config.scenario}/{config.trial_type}, the trial "
                         f"for {trial.scenario}/{trial.trial_type}")
-    expected_kind = "familiarization" if video_dir.name.startswith("Familiarization") \
-        else video_dir.name
-    if config.video != expected_kind:
-        problems.append(f"{CONFIG_FILE} says video {config.video!r} in folder {video_dir.name}")
     if info.get("fps") != config.fps or info.get("num_frames") != len(video.frames):
         problems.append(f"{STATES_FILE} fps/num_frames disagree with the config and frames")
     if info.get("entities") != entity_table(config.entities):

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from socialbench.bib.io.layout import META_DIR, train_validation_split
+from socialbench.bib.io.layout import train_validation_split
 from socialbench.bib.io.write import write_chunks, write_episodes
 from socialbench.bib.schema import CELL, Block, Episode, Frame, Run, Trial
 from socialbench.bib.shapes import NEW, TRAIN, ShapeSet
@@ -42,7 +42,7 @@ from socialbench.bib.video import write_episode_video
 from socialbench.bib.world import BORDER, Resample
 from socialbench.core.errors import UserError
 from socialbench.core.files import atomic_write
-from socialbench.core.runner import Job, Written, run_jobs, sha256_file
+from socialbench.core.runner import META_DIR, Job, Written, run_jobs, sha256_file
 from socialbench.core.seeding import derive_seed
 
 GENERATOR = "socialbench.bib.generate/1"

@@ -35,6 +35,9 @@ from socialbench.core.paths import safe_join
 from socialbench.core.progress import progress_bar
 
 MANIFEST_NAME = "manifest.json"
+# A dataset's design facts and answers (which object is preferred, what the agent was told to
+# do): beside the files a model reads, never in them.
+META_DIR = "_meta"
 JOURNAL_NAME = ".socialbench-journal.jsonl"
 STAGING_NAME = ".socialbench-staging"
 MANIFEST_FORMAT = "socialbench-manifest/1"

@@ -19,7 +19,7 @@ from rich.console import Console
 from socialbench.core.metrics import TiePolicy, bootstrap_ci, relative_accuracy, roc_auc
 from socialbench.core.parallel import ordered_map
 from socialbench.core.progress import progress_bar
-from socialbench.voe.observer import Observer, Reduction
+from socialbench.voe.observer import Observer, Reduction, view_of
 
 OVERALL = "overall"
 
@@ -121,8 +121,10 @@ def _rate_one(pair: tuple[str, Any, Any]) -> dict[str, PairRating]:
     task, expected, unexpected = pair
     e, u = episode(expected), episode(unexpected)
     name = _name_of(expected) or _name_of(e)
-    return {o.name: PairRating(task=task, name=name, expected=o.surprise(e, reduce=reduce),
-                               unexpected=o.surprise(u, reduce=reduce)) for o in observers}
+    # Observers see the trials alone: which file is expected stays with this loop.
+    seen_e, seen_u = view_of(e), view_of(u)
+    return {o.name: PairRating(task=task, name=name, expected=o.surprise(seen_e, reduce=reduce),
+                               unexpected=o.surprise(seen_u, reduce=reduce)) for o in observers}
 
 
 def score(task: str, ratings: Iterable[PairRating], *, ties: TiePolicy = "half",

@@ -1,8 +1,11 @@
 """The observer interface of the violation-of-expectation (VOE) protocol.
 
 An observer watches an episode's familiarization trials, then rates how surprising its test trial
-is. BIB episodes (:class:`socialbench.bib.schema.Episode`) and AGENT trials are both "episodes"
-here: an observer is written for one benchmark's typed episodes and knows nothing of file formats.
+is. BIB episodes (:class:`socialbench.bib.schema.Episode`) and AGENT tests
+(:class:`socialbench.agent3d.schema.Episode`) are both "episodes" here: an observer is written for
+one benchmark's typed trials and knows nothing of file formats. It never sees the answer: the
+evaluation loop and :meth:`Observer.surprise` hand it an :class:`EpisodeView`, the trials alone,
+without the file's name, the expected/unexpected label, the task or any metadata.
 
 Surprise is computed per rated step of the test trial (a frame, or every k-th frame); a video's
 scalar surprise reduces those steps, by the maximum by default (BIB paper: the max worked better
@@ -13,13 +16,43 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 import numpy as np
 
 EpisodeT = TypeVar("EpisodeT")
+TrialT = TypeVar("TrialT")
 Reduction = Literal["max", "mean"]
+
+
+class HasTrials(Protocol[TrialT]):
+    """Any benchmark's episode: its trials in order, familiarization first, the test last."""
+
+    @property
+    def trials(self) -> Sequence[TrialT]: ...
+
+
+@dataclass(frozen=True)
+class EpisodeView(Generic[TrialT]):
+    """What an observer is shown of an episode: its trials, and nothing else."""
+
+    trials: tuple[TrialT, ...]
+
+    @property
+    def familiarization(self) -> tuple[TrialT, ...]:
+        return self.trials[:-1]
+
+    @property
+    def test(self) -> TrialT:
+        return self.trials[-1]
+
+
+def view_of(episode: HasTrials[TrialT]) -> EpisodeView[TrialT]:
+    """The episode as an observer may see it: the trials alone (a benchmark's trial types
+    carry states only; names, labels, tasks and metadata live on the episode, left behind)."""
+    return EpisodeView(tuple(episode.trials))
 
 
 class Observer(ABC, Generic[EpisodeT]):
@@ -34,9 +67,11 @@ class Observer(ABC, Generic[EpisodeT]):
     def surprise_per_step(self, episode: EpisodeT) -> np.ndarray:
         """One non-negative surprise value per rated step of the test trial (1-D float array)."""
 
-    def surprise(self, episode: EpisodeT, reduce: Reduction = "max") -> float:
-        """The test trial's scalar surprise: the max (default) or mean over its steps."""
-        steps = np.asarray(self.surprise_per_step(episode), dtype=float)
+    def surprise(self, episode: HasTrials[Any], reduce: Reduction = "max") -> float:
+        """The test trial's scalar surprise: the max (default) or mean over its steps, rated on
+        the episode's :func:`view_of` (its trials alone)."""
+        view = view_of(episode)
+        steps = np.asarray(self.surprise_per_step(view), dtype=float)  # type: ignore[arg-type]
         if steps.size == 0:
             return 0.0
         if reduce == "max":

@@ -2,7 +2,7 @@
 
 Ours and the released layout alike (bib spec "Files"): an evaluation root has 9 task folders,
 a background-training root 4. Generated roots also hold ``manifest.json``, ``audit.json`` and
-``_meta/`` (design facts per episode; never read by observers).
+``_meta/`` (``core.runner.META_DIR``: design facts per episode; never read by observers).
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ EVALUATION_TASKS = (
 )
 TRAINING_TASKS = ("single_object", "preference", "multi_agent", "instrumental_action")
 TASK_FOLDERS = frozenset(EVALUATION_TASKS + TRAINING_TASKS)
-META_DIR = "_meta"  # the generator's design facts, beside the episodes (never in them)
 VALIDATION_FRACTION = 0.2  # bib spec: train/validation 80/20 by sorted name within each task
 
 

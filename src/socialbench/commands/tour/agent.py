@@ -11,10 +11,10 @@ from rich.console import Console
 from rich.table import Table
 
 from socialbench.agent3d.generate import generate
-from socialbench.agent3d.io import load_trial
+from socialbench.agent3d.io import find_trials, load_trial
 from socialbench.agent3d.render import RenderOptions
 from socialbench.agent3d.schema import TRIAL_TYPES, Video
-from socialbench.agent3d.validate import find_trials, validate_dataset
+from socialbench.agent3d.validate import validate_dataset
 
 
 def _doing(video: Video | None) -> str:
@@ -43,7 +43,7 @@ def tour(console: Console, quick: bool = True) -> None:
                        "surprising"):
             table.add_column(column)
         for trial_dir in find_trials(root):
-            trial = load_trial(trial_dir)
+            trial = load_trial(trial_dir, annotations=True)
             frames = sum(len(v.frames) for v in (*trial.familiarization, trial.expected,
                                                  trial.surprising) if v is not None)
             table.add_row(trial.trial_type, str(len(trial.familiarization)), str(frames),

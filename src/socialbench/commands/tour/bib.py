@@ -18,11 +18,10 @@ from rich.console import Console
 from rich.table import Table
 
 from socialbench.bib.generate import SPLITS, audit_table, generate
-from socialbench.bib.io.layout import META_DIR
 from socialbench.bib.published import RELATIVE_ACCURACY
 from socialbench.bib.validate import validate_dataset
 from socialbench.commands.bib.audit import LABELS
-from socialbench.core.runner import verify_manifest
+from socialbench.core.runner import META_DIR, verify_manifest
 from socialbench.observers.bib.evaluation import compare_observers
 from socialbench.voe.report import comparison_table
 

@@ -37,10 +37,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from socialbench.bib.schema import CELL, GRID, Episode
+from socialbench.bib.schema import CELL, GRID, Trial
 from socialbench.core.grid_planning import distances_from
 from socialbench.observers.bib.views import Thing, TrialView, cell_of, view_trial
-from socialbench.voe.observer import Observer
+from socialbench.voe.observer import EpisodeView, Observer
 from socialbench.voe.registry import register_observer
 
 TOUCH_PX = 14.0  # agent stops touching its goal: centre distance 7-12.5 px (bib spec), + margin
@@ -143,7 +143,7 @@ def cost_to_go(dist: np.ndarray, blocked: np.ndarray, points: np.ndarray,
     return np.where(in_target, np.minimum(best, straight), best)
 
 
-class InversePlanner(Observer[Episode]):
+class InversePlanner(Observer[EpisodeView[Trial]]):
     """Bayesian inverse planning over goals, preferences, subgoals and rationality."""
 
     name = "inverse-planning"
@@ -274,10 +274,10 @@ class InversePlanner(Observer[Episode]):
 
     # --- the episode ----------------------------------------------------------------------
 
-    def surprise_per_step(self, episode: Episode) -> np.ndarray:
+    def surprise_per_step(self, episode: EpisodeView[Trial]) -> np.ndarray:
         return self.trace(episode)["surprise"]
 
-    def trace(self, episode: Episode) -> dict[str, np.ndarray | float]:
+    def trace(self, episode: EpisodeView[Trial]) -> dict[str, np.ndarray | float]:
         """Surprise per test step, plus the beliefs behind it (for inspection and tests).
 
         Within a trial the belief is joint over (rational or not) x (goal object); the

@@ -47,7 +47,7 @@ import torch
 from torch import nn
 
 from socialbench.bib.io.read import EpisodeFiles
-from socialbench.bib.schema import GRID, N_FAMILIARIZATION, Episode
+from socialbench.bib.schema import GRID, N_FAMILIARIZATION, Episode, Trial
 from socialbench.core.errors import DataFileError, UserError
 from socialbench.core.files import atomic_write
 from socialbench.core.progress import progress_bar
@@ -63,7 +63,7 @@ from socialbench.observers.bib.mask_data import (
     save_arrays,
     tensorize,
 )
-from socialbench.voe.observer import LearnedObserver
+from socialbench.voe.observer import EpisodeView, LearnedObserver
 from socialbench.voe.registry import register_observer
 
 CHECKPOINT_FORMAT = "socialbench-mask/1"
@@ -216,7 +216,7 @@ def _batch(arrays: EpisodeArrays, index: np.ndarray) -> tuple[torch.Tensor, ...]
 
 
 @register_observer("bib", "mask")
-class MaskObserver(LearnedObserver[Episode]):
+class MaskObserver(LearnedObserver[EpisodeView[Trial]]):
     """The BIB paper's mask model as an observer (see the module docstring).
 
     ``MaskObserver(checkpoint=PATH)`` loads a trained model; ``MaskObserver(**config)`` builds an
@@ -254,7 +254,7 @@ class MaskObserver(LearnedObserver[Episode]):
                 out.append(torch.sigmoid(self.net(fam_s, fam_m, test_s)).numpy())
         return np.concatenate(out) if out else np.zeros((0, GRID, GRID), np.float32)
 
-    def surprise_per_step(self, episode: Episode) -> np.ndarray:
+    def surprise_per_step(self, episode: EpisodeView[Trial]) -> np.ndarray:
         states, masks = episode_arrays(episode, self.config.channels)
         arrays = EpisodeArrays(states[None], masks[None], np.array([""]), np.array([""]))
         proba = self.predict_proba(arrays)[0].astype(np.float64)

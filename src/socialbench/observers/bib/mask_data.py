@@ -27,8 +27,9 @@ import numpy as np
 
 from socialbench.bib.schema import CELL, GRID, N_TRIALS, Episode, Frame, Sprite, Trial
 from socialbench.bib.shapes import TRAIN, shape_name
-from socialbench.core.errors import DataFileError
+from socialbench.core.errors import DataFileError, UserError
 from socialbench.core.files import atomic_write
+from socialbench.voe.observer import EpisodeView
 
 N_OBJECT_CHANNELS = 14  # bib paper, B.1: "target objects (14)"
 N_AGENT_CHANNELS = 5  # bib paper, B.1: "agents (5)"
@@ -175,11 +176,12 @@ class EpisodeArrays:
         return digest.hexdigest()
 
 
-def episode_arrays(episode: Episode, channels: ChannelMap) -> tuple[np.ndarray, np.ndarray]:
+def episode_arrays(episode: Episode | EpisodeView[Trial],
+                   channels: ChannelMap) -> tuple[np.ndarray, np.ndarray]:
     """One episode's ``(9, C, 10, 10)`` states and ``(9, 10, 10)`` masks."""
     if len(episode.trials) != N_TRIALS:
-        raise DataFileError(episode.name or "episode",
-                            f"has {len(episode.trials)} trials; BIB episodes have {N_TRIALS}")
+        raise UserError(f"an episode with {len(episode.trials)} trials; BIB episodes have "
+                        f"{N_TRIALS}")
     states = np.stack([trial_state(t, channels) for t in episode.trials])
     masks = np.stack([visited_mask(t) for t in episode.trials])
     return states, masks
@@ -189,6 +191,9 @@ def tensorize(episodes: Iterable[Episode], channels: ChannelMap) -> EpisodeArray
     """Stack the arrays of many episodes (streamed: episodes are dropped once converted)."""
     states, masks, tasks, names = [], [], [], []
     for episode in episodes:
+        if len(episode.trials) != N_TRIALS:
+            raise DataFileError(episode.name or "episode", f"has {len(episode.trials)} trials; "
+                                f"BIB episodes have {N_TRIALS}")
         s, m = episode_arrays(episode, channels)
         states.append(s)
         masks.append(m)

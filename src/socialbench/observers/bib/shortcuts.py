@@ -36,10 +36,10 @@ from collections import Counter
 
 import numpy as np
 
-from socialbench.bib.schema import CELL, Episode
+from socialbench.bib.schema import CELL, Trial
 from socialbench.core.grid_planning import plan_points, polyline_length
 from socialbench.observers.bib.views import Thing, TrialView, view_trial
-from socialbench.voe.observer import Observer
+from socialbench.voe.observer import EpisodeView, Observer
 from socialbench.voe.registry import register_observer
 
 AGENT_HALF = 6.0  # px, the agent's half-side (bib spec: agent s = 6)
@@ -99,7 +99,7 @@ def goal_object(familiarization: list[TrialView], test: TrialView) -> Thing | No
     return min(test.objects, key=lambda o: float(np.hypot(*(np.asarray(o.centre) - start))))
 
 
-class ShortcutObserver(Observer[Episode]):
+class ShortcutObserver(Observer[EpisodeView[Trial]]):
     """Base: surprise per waypoint = its distance (cells) from :meth:`predict`'s path."""
 
     benchmark = "bib"
@@ -107,7 +107,7 @@ class ShortcutObserver(Observer[Episode]):
     def predict(self, familiarization: list[TrialView], test: TrialView) -> np.ndarray:
         raise NotImplementedError
 
-    def surprise_per_step(self, episode: Episode) -> np.ndarray:
+    def surprise_per_step(self, episode: EpisodeView[Trial]) -> np.ndarray:
         familiarization = [view_trial(t) for t in episode.familiarization]
         test = view_trial(episode.test)
         predicted = self.predict(familiarization, test)

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from socialbench.bib.schema import CELL, GRID, Episode, Frame, Trial
+from socialbench.bib.schema import CELL, GRID, Frame, Trial
+from socialbench.voe.observer import EpisodeView
 
 WAYPOINT_PX = 20.0  # one cell: ~10 frames at the released 2 px/frame (bib spec, baseline query)
 END_PX = 6.0  # a last partial step shorter than this (the final approach) is not a step
@@ -151,7 +152,7 @@ def view_trial(trial: Trial) -> TrialView:
         lock_at=[frames[i].lock[0].center if frames[i].lock else None for i in index])
 
 
-def view_episode(episode: Episode) -> list[TrialView]:
+def view_episode(episode: EpisodeView[Trial]) -> list[TrialView]:
     """The views of all trials, familiarization first, the test last."""
     return [view_trial(t) for t in episode.trials]
 
