@@ -17,6 +17,10 @@ _BENCHMARK_GROUPS = {
     "talkitout": ("socialbench.commands.talkitout", "talkitout"),
     "bib": ("socialbench.commands.bib", "bib"),
     "agent": ("socialbench.commands.agent", "agent"),
+    # the web app, its static report and the rating study (the `web` extra)
+    "serve": ("socialbench.commands.web", "serve"),
+    "report": ("socialbench.commands.web", "report"),
+    "study": ("socialbench.commands.web", "study"),
 }
 
 
