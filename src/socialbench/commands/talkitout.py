@@ -162,8 +162,17 @@ def train(model_name: str, exploration_bonus: bool, variant: str, frames: int, s
     with training_bar(f"{config.label} on {variant}") as bar:
         task = bar.add_task("frames", total=frames, completed=run.trainer.frames,
                             fps=0.0, success=float("nan"))
-        run.train(lambda row: bar.update(task, completed=row["frames"], fps=row["fps"],
-                                         success=row["success_rolling"]))
+
+        def show(row: dict) -> None:
+            bar.update(task, completed=row["frames"], fps=row["fps"],
+                       success=row["success_rolling"])
+            if not bar.console.is_terminal and row["update"] % 25 == 0:
+                # Redirected to a file: a plain line now and then instead of a live bar.
+                click.echo(f"update {row['update']}: {row['frames']:,} frames, "
+                           f"{row['fps']:.0f} FPS, success {row['success_rolling']:.3f}",
+                           err=True)
+
+        run.train(show)
     click.echo(f"{config.label} on {variant}: {run.trainer.frames:,} frames in "
                f"{run.seconds:.0f} s; run folder {out} (checkpoint.pt, log.csv, curve.png)")
 
