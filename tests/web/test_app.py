@@ -136,7 +136,8 @@ def test_a_rater_session_over_http(client: TestClient, app_config: AppConfig) ->
     assert csv_text.count(",70,") == 4
 
 
-def test_talkitout_replay(client: TestClient) -> None:
+def test_talkitout_replay() -> None:
+    client = TestClient(create_app(AppConfig()))
     page = client.get("/talkitout?episode=0&agent=oracle")
     assert page.status_code == 200 and "Ask" in page.text
     frame = client.get("/talkitout/frame?episode=0&agent=oracle&variant=original&step=1")

@@ -185,8 +185,9 @@ def study_results(db: str, name: str | None, csv_path: Path | None,
     table = human_table(result, _results(results))
     console = Console()
     excluded = "; ".join(f"{n} excluded: {why}" for why, n in result.excluded.items())
-    shown = Table(title=f"study {chosen.name}: {result.raters} raters, {result.included} "
-                        f"included{'; ' + excluded if excluded else ''}", box=box.SIMPLE_HEAD)
+    shown = Table(title=f"study {chosen.name}: {result.raters} raters with ratings "
+                        f"({result.not_started} not started), {result.included} included"
+                        f"{'; ' + excluded if excluded else ''}", box=box.SIMPLE_HEAD)
     for k, column in enumerate(table["columns"]):
         shown.add_column(column, justify="left" if k == 0 else "right")
     for row in table["rows"]:

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import sessionmaker
@@ -28,6 +29,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from socialbench.bib.schema import N_TRIALS
 from socialbench.core.errors import UserError
 from socialbench.web import datasets as ds
 from socialbench.web import security
@@ -158,15 +160,15 @@ def create_app(config: AppConfig) -> Starlette:
         context["curves"] = bool(config.results) and ref.benchmark == "bib"
         return page(request, "episode.html", **context)
 
+    # media URLs are paths on this server, never built from the request's Host header
     def _clip_url(request: Request, relpath: str, trial: int) -> str:
-        return str(request.url_for("clip", d=request.path_params["d"]).include_query_params(
-            file=relpath, trial=trial))
+        query = urlencode({"file": relpath, "trial": trial})
+        return f"/data/{request.path_params['d']}/clip?{query}"
 
     def _video_url(request: Request, data: ds.Dataset, folder: str) -> str | None:
         if ds.agent_video_file(data, folder) is None:
             return None
-        return str(request.url_for("video", d=request.path_params["d"])
-                   .include_query_params(folder=folder))
+        return f"/data/{request.path_params['d']}/video?{urlencode({'folder': folder})}"
 
     @admin
     def clip(request: Request) -> Response:
@@ -346,15 +348,14 @@ def create_app(config: AppConfig) -> Starlette:
         count = len(_rater_sources(study, assignment.item))
         return [{"label": "test video" if k == count - 1 else f"familiarization video {k + 1} "
                  f"of {count - 1}",
-                 "src": str(request.url_for("rater_clip", token=request.path_params["token"],
-                                            a=assignment.id, k=k))} for k in range(count)]
+                 "src": f"/r/{request.path_params['token']}/clip/{assignment.id}/{k}"}
+                for k in range(count)]
 
     def _rater_sources(study: Study, item: Item) -> list[tuple[str, int]]:
         """(file or folder, trial) of each video of an item, familiarization first."""
         data = _study_dataset(study)
-        if study.benchmark == "bib":
-            count = len(ds.bib_trial_frames(data, item.source))
-            return [(item.source, k) for k in range(count)]
+        if study.benchmark == "bib":  # every BIB episode: 8 familiarization trials, a test
+            return [(item.source, k) for k in range(N_TRIALS)]
         folders = ds.agent_videos(data, data.find(item.pair))
         return [(f, 0) for f in folders["familiarization"]] + [(item.source, 0)]
 
@@ -426,8 +427,8 @@ def create_app(config: AppConfig) -> Starlette:
         Route("/logout", logout, methods=["POST"]),
         Route("/data/{d:int}/", dataset_page),
         Route("/data/{d:int}/episode", episode_page),
-        Route("/data/{d:int}/clip", clip, name="clip"),
-        Route("/data/{d:int}/video", video, name="video"),
+        Route("/data/{d:int}/clip", clip),
+        Route("/data/{d:int}/video", video),
         Route("/data/{d:int}/meta", meta),
         Route("/data/{d:int}/curves", curves),
         Route("/results", results_page),
@@ -438,7 +439,7 @@ def create_app(config: AppConfig) -> Starlette:
         Route("/r/{token:str}", rater_page),
         Route("/r/{token:str}/consent", rater_consent, methods=["POST"]),
         Route("/r/{token:str}/rate", rater_rate, methods=["POST"]),
-        Route("/r/{token:str}/clip/{a:int}/{k:int}", rater_clip, name="rater_clip"),
+        Route("/r/{token:str}/clip/{a:int}/{k:int}", rater_clip),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     app = Starlette(routes=routes, middleware=[

@@ -34,7 +34,9 @@ def curves_svg(curves: Mapping[str, Sequence[float]], *, title: str = "",
                      f'text-anchor="middle">no observer can rate this episode</text>')
     for k, (name, values) in enumerate(curves.items()):
         finite = [v for v in values if math.isfinite(v)]
-        top = max(finite, default=0.0) or 1.0
+        highest = max(finite, default=0.0)
+        top = highest or 1.0
+        values = list(values) * 2 if len(values) == 1 else values  # one step: a level line
         n = len(values)
         points = " ".join(
             f"{PAD + inner_w * (i / (n - 1) if n > 1 else 0.5):.1f},"
@@ -43,7 +45,7 @@ def curves_svg(curves: Mapping[str, Sequence[float]], *, title: str = "",
         parts.append(f'<polyline class="curve" data-observer="{escape(name)}" points="{points}" '
                      f'fill="none" stroke="{colour(k)}" stroke-width="1.6"/>')
         parts.append(f'<text x="{PAD + 190 * (k % 2)}" y="{28 + 12 * (k // 2)}" '
-                     f'font-size="10" fill="{colour(k)}">{escape(name)} (max {top:.3g})</text>')
+                     f'font-size="10" fill="{colour(k)}">{escape(name)} (max {highest:.3g})</text>')
     parts.append(f'<text x="{PAD}" y="{HEIGHT - 8}" font-size="10">test trial start</text>'
                  f'<text x="{WIDTH - PAD}" y="{HEIGHT - 8}" font-size="10" text-anchor="end">'
                  f'end</text>')

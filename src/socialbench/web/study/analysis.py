@@ -32,7 +32,8 @@ CSV_COLUMNS = ("study", "rater", "group", "excluded", "position", "kind", "scena
 class Analysis:
     """Per-rater exclusions and human accuracy per type, scenario and pooled."""
 
-    raters: int = 0
+    raters: int = 0  # raters with at least one rating
+    not_started: int = 0
     included: int = 0
     excluded: dict[str, int] = field(default_factory=dict)  # reason -> raters
     by_task: dict[str, tuple[float, int]] = field(default_factory=dict)  # task -> (acc, pairs)
@@ -67,12 +68,15 @@ def analyse(session: Session, study: Study) -> Analysis:
         per_rater.setdefault(rater.id, [])
         if assignment.rating is not None:
             per_rater[rater.id].append((item, assignment.rating))
-    result = Analysis(raters=len(per_rater))
+    result = Analysis(raters=sum(1 for ratings in per_rater.values() if ratings))
+    result.not_started = len(per_rater) - result.raters
     # pair -> side -> standardised ratings
     scores: dict[tuple[str, str, str], dict[str, list[float]]] = defaultdict(
         lambda: defaultdict(list))
     for ratings in per_rater.values():
-        reason = exclusion(ratings) if ratings else "no ratings"
+        if not ratings:
+            continue
+        reason = exclusion(ratings)
         if reason:
             result.excluded[reason] = result.excluded.get(reason, 0) + 1
             continue
@@ -112,7 +116,7 @@ def export_csv(session: Session, study: Study) -> str:
     for rater, assignment, item in rows:
         ratings = per_rater.get(rater.id, [])
         writer.writerow([study.name, rater.id, rater.group,
-                         exclusion(ratings) if ratings else "no ratings", assignment.position,
+                         exclusion(ratings) if ratings else "not started", assignment.position,
                          item.kind, item.scenario, item.task, item.pair, item.side,
                          "" if item.check_target is None else item.check_target,
                          "" if assignment.rating is None else assignment.rating,

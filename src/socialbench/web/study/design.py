@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 
 from socialbench.core.errors import UserError
 from socialbench.core.seeding import rng_for
-from socialbench.web.datasets import Dataset, EpisodeRef
+from socialbench.web.datasets import Dataset, EpisodeRef, agent_video_file, agent_videos
 from socialbench.web.study.db import Assignment, Item, Rater, Study
 
 AGENT_FRACTION = 0.25  # AGENT (Shu et al. 2021): people rated 25% of the test trials
@@ -81,6 +81,12 @@ def create_study(session: Session, dataset: Dataset, name: str, design: Design) 
                   design=json.dumps(asdict(design)), secret=secrets.token_hex(32))
     session.add(study)
     pairs = pick_pairs(dataset.episodes, design.fraction, design.seed)
+    if dataset.benchmark == "agent":
+        unrendered = [folder for ref in pairs for folders in agent_videos(dataset, ref).values()
+                      for folder in folders if agent_video_file(dataset, folder) is None]
+        if unrendered:
+            raise UserError(f"{len(unrendered)} AGENT videos to rate have no rgb.mp4 (first: "
+                            f"{unrendered[0]}): generate the dataset with --render")
     sides: dict[tuple[int, str], Item] = {}
     for index, ref in enumerate(pairs):
         for side in ("expected", "unexpected"):
