@@ -92,7 +92,12 @@ def test_audit_prints_every_observer_beside_hbtom(dataset):
 
 def test_audit_markdown_has_one_column_per_observer(dataset):
     result = CliRunner().invoke(main, ["bib", "audit", str(dataset), "--markdown",
-                                       "--observers", "shortcut-key,inverse-planning"])
+                                       "--observers", "shortcut-nearest,inverse-planning"])
     assert result.exit_code == 0, result.output
     header = next(line for line in result.output.splitlines() if line.startswith("| sub-"))
-    assert header == "| sub-evaluation | pairs | shortcut-key | inverse-planning |"
+    assert header == ("| sub-evaluation | pairs | shortcut-nearest | inverse-planning | "
+                      "HBToM (pub.) |")
+    preference = next(line for line in result.output.splitlines()
+                      if line.startswith("| preference"))
+    cells = preference.split("|")
+    assert "**" in cells[3] and "**" not in cells[4]  # built to defeat nearest: in bold

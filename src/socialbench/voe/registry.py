@@ -55,7 +55,7 @@ def make_observer(benchmark: str, name: str, **options: Any) -> Observer:
     try:
         importlib.import_module(module)
     except ModuleNotFoundError as exc:
-        if exc.name in {"torch", "torch_geometric", "pybullet"}:
+        if exc.name in {"torch", "pybullet"}:
             raise UserError(f"observer {name!r} needs {exc.name}: pip install torch==2.13.0 && "
                             f"pip install -e '.[torch]'") from None
         raise

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from rich import box
@@ -94,16 +94,29 @@ def results_json(observer: str, results: Mapping[str, TaskResult],
     return out
 
 
-def markdown_table(by_observer: Mapping[str, Mapping[str, TaskResult]]) -> str:
-    """The comparison as a Markdown table (relative accuracy %), for docs."""
+def markdown_table(by_observer: Mapping[str, Mapping[str, TaskResult]], *,
+                   published: Published | None = None, models: Sequence[str] = (),
+                   labels: Mapping[str, str] | None = None,
+                   emphasis: Callable[[str, str], bool] | None = None) -> str:
+    """The comparison as a Markdown table (relative accuracy %), for docs: the published
+    models' columns after ours; ``emphasis(observer, task)`` bolds a cell."""
+    labels = labels or {}
+    published = published or {}
     tasks: list[str] = []
     for results in by_observer.values():
         tasks += [t for t in results if t not in tasks and t != OVERALL]
-    lines = ["| sub-evaluation | pairs | " + " | ".join(by_observer) + " |",
-             "| --- | ---: | " + " | ".join("---:" for _ in by_observer) + " |"]
+    header = [labels.get(name, name) for name in by_observer] + [f"{m} (pub.)" for m in models]
+    lines = ["| sub-evaluation | pairs | " + " | ".join(header) + " |",
+             "| --- | ---: | " + " | ".join("---:" for _ in header) + " |"]
     for task in tasks:
         pairs = next((r[task].pairs for r in by_observer.values() if task in r), 0)
-        cells = [_pct(r[task].relative_accuracy) if task in r else "-"
-                 for r in by_observer.values()]
+        cells = []
+        for name, results in by_observer.items():
+            cell = _pct(results[task].relative_accuracy) if task in results else "-"
+            bold = emphasis is not None and task in results and emphasis(name, task)
+            cells.append(f"**{cell}**" if bold else cell)
+        for model in models:
+            value = published.get(task, {}).get(model)
+            cells.append("-" if value is None else f"{value:.1f}")
         lines.append(f"| {task} | {pairs} | " + " | ".join(cells) + " |")
     return "\n".join(lines)

@@ -2,7 +2,8 @@
 
 The shortcut audit of docs/bib_observers.md: each file is read once and rated by every
 observer; the table is sub-evaluation x observer relative accuracy beside HBToM's published
-numbers (``--markdown``: the Markdown table the docs print).
+numbers (``--markdown``: the Markdown table the docs print, a sub-evaluation built to defeat a
+shortcut in bold).
 """
 
 from __future__ import annotations
@@ -31,16 +32,25 @@ LABELS: dict[str, str] = {
               help="Comma-separated observers (default: the five shortcuts and "
                    "inverse-planning).")
 @click.option("--markdown", is_flag=True, help="Print a Markdown table instead.")
+@click.option("--check", is_flag=True,
+              help="Then exit 1 naming each shortcut above its designed ceiling on a "
+                   "sub-evaluation built against it, or inverse planning below its floor.")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
               help="Worker processes rating pairs (the numbers do not depend on it).")
 def audit(data: Path, max_pairs: int | None, observers: str | None, markdown: bool,
-          workers: int) -> None:
+          check: bool, workers: int) -> None:
     """Rate every expected/unexpected pair under DATA with each observer (each file read once)
     and print sub-evaluation x observer relative accuracy (%; ties count half)."""
     from rich.console import Console
 
     from socialbench.bib.published import RELATIVE_ACCURACY
-    from socialbench.observers.bib.evaluation import AUDIT_OBSERVERS, compare_observers
+    from socialbench.core.problems import fail_on_problems
+    from socialbench.observers.bib.evaluation import (
+        AUDIT_OBSERVERS,
+        audit_problems,
+        compare_observers,
+    )
+    from socialbench.observers.bib.shortcuts import designed_ceiling
     from socialbench.voe.report import comparison_table, markdown_table
 
     names = [n.strip() for n in observers.split(",") if n.strip()] if observers else \
@@ -49,7 +59,14 @@ def audit(data: Path, max_pairs: int | None, observers: str | None, markdown: bo
     results = compare_observers(data, names, max_pairs=max_pairs, console=console,
                                 workers=workers)
     if markdown:
-        click.echo(markdown_table(results))
+        click.echo(markdown_table(
+            results, published=RELATIVE_ACCURACY, models=("HBToM",),
+            emphasis=lambda name, task: designed_ceiling(name, task, 1) is not None))
     else:
         console.print(comparison_table(results, published=RELATIVE_ACCURACY, models=("HBToM",),
                                        labels=LABELS))
+    if check:
+        problems = audit_problems(results)
+        fail_on_problems(problems, data, max_problems=len(problems) + 1)
+        click.echo("OK: every shortcut at or below its designed ceiling, inverse planning at "
+                   "or above its floor", err=markdown)

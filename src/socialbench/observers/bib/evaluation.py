@@ -18,8 +18,10 @@ from socialbench.bib.io import find_pairs, load_episode
 from socialbench.bib.io.layout import EVALUATION_TASKS
 from socialbench.core.errors import UserError
 from socialbench.core.metrics import TiePolicy
-from socialbench.observers.bib.shortcuts import SHORTCUTS
+from socialbench.observers.bib.inverse_planning import AUDIT_FLOOR
+from socialbench.observers.bib.shortcuts import SHORTCUTS, designed_ceiling
 from socialbench.voe.evaluate import (
+    OVERALL,
     PairRating,
     TaskResult,
     rate_pairs,
@@ -92,3 +94,23 @@ def compare_observers(root: Path | str, names: Sequence[str] = AUDIT_OBSERVERS, 
                               progress=progress, workers=workers)
     return {name: summarize(ratings[name], n_boot=n_boot, order=EVALUATION_TASKS)
             for name in names}
+
+
+def audit_problems(results: dict[str, dict[str, TaskResult]]) -> list[str]:
+    """Where an audit (:func:`compare_observers`) contradicts BIB's design: a shortcut above
+    its designed ceiling on a sub-evaluation built against it (the data leak its cue), or
+    inverse planning below its floor overall."""
+    problems = []
+    for name, by_task in results.items():
+        for task, result in by_task.items():
+            ceiling = designed_ceiling(name, task, result.pairs)
+            if ceiling is not None and result.relative_accuracy > ceiling:
+                problems.append(f"{name} scores {100 * result.relative_accuracy:.1f} % on {task}"
+                                f", above its designed ceiling of {100 * ceiling:.1f} % (the "
+                                f"data leak the cue it follows)")
+    planner = results.get("inverse-planning", {})
+    overall = planner.get(OVERALL) or next(iter(planner.values()), None)
+    if overall is not None and overall.relative_accuracy < AUDIT_FLOOR:
+        problems.append(f"inverse-planning scores {100 * overall.relative_accuracy:.1f} % "
+                        f"overall, below its floor of {100 * AUDIT_FLOOR:.0f} %")
+    return problems

@@ -201,3 +201,28 @@ class KeyWhenBarrier(ShortcutObserver):
 
 SHORTCUTS: tuple[str, ...] = ("shortcut-nearest", "shortcut-location", "shortcut-path",
                               "shortcut-direct", "shortcut-key")
+
+# The sub-evaluations BIB built to defeat each shortcut (bib paper, section 3; the table above),
+# and efficiency_irrational, whose two test trials are identical (every shortcut ties).
+DEFEATED_ON: dict[str, tuple[str, ...]] = {
+    "shortcut-nearest": ("preference", "multi_agent", "efficiency_irrational"),
+    "shortcut-location": ("preference", "multi_agent", "efficiency_irrational"),
+    "shortcut-path": ("efficiency_path", "efficiency_time", "preference",
+                      "efficiency_irrational"),
+    "shortcut-direct": ("instrumental_blocking_barrier", "multi_agent", "efficiency_irrational"),
+    "shortcut-key": ("instrumental_inconsequential_barrier", "efficiency_irrational"),
+}
+# Defeated on average only: which object is nearer is drawn at random (bib spec), so the
+# shortcut is right on about half of the pairs, not on none.
+BY_CHANCE = frozenset({("shortcut-nearest", "preference")})
+
+
+def designed_ceiling(observer: str, task: str, pairs: int) -> float | None:
+    """The relative accuracy a shortcut must not exceed on a sub-evaluation built against it
+    (None: not built against it): chance, plus, where the design defeats it on average only,
+    the one-sided 97.5 % sampling margin of ``pairs`` pairs."""
+    if task not in DEFEATED_ON.get(observer, ()):
+        return None
+    if (observer, task) in BY_CHANCE:
+        return 0.5 + 1.96 * math.sqrt(0.25 / max(pairs, 1))
+    return 0.5

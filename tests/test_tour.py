@@ -1,0 +1,19 @@
+"""`socialbench run`: the README's tour of every benchmark, end to end."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from socialbench.cli import main
+
+
+@pytest.mark.slow
+def test_the_tour_runs_every_benchmark():
+    result = CliRunner().invoke(main, ["run"], env={"COLUMNS": "140"})
+    assert result.exit_code == 0, result.output
+    for heading in ("TalkItOut (SocialAI 0.1)", "BIB (Baby Intuitions Benchmark)", "AGENT",
+                    "BIB generation audit", "BIB observers: relative accuracy",
+                    "AGENT: one generated test trial per type"):
+        assert heading in result.output
+    assert "validation: OK" in result.output
