@@ -144,6 +144,18 @@ def test_viewer_plays_in_sync_and_draws_curves(server: str, browser, shots: Path
     screenshot(driver, shots / "talkitout.png")
 
 
+def test_the_static_report(results_json: Path, inverse_planning_json: Path, bib_root: Path,
+                           browser, shots: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from tests.web.conftest import run_cli
+
+    out = tmp_path / "report.html"
+    run_cli("report", "--results", str(inverse_planning_json), str(results_json), "--out",
+            str(out), "--data", str(bib_root))
+    browser.get(out.as_uri())
+    assert browser.execute_script("return document.querySelectorAll('svg.curves').length") == 4
+    screenshot(browser, shots / "report.png")
+
+
 def rate_current(driver, value: int) -> None:  # type: ignore[no-untyped-def]
     slider = driver.find_element("id", "rating")
     assert not slider.is_enabled() and not driver.find_element("id", "submit").is_enabled()

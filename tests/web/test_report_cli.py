@@ -14,12 +14,17 @@ from tests.web.conftest import run_cli
 def test_report_is_one_self_contained_page(results_json: Path, bib_root: Path,
                                            tmp_path: Path) -> None:
     out = tmp_path / "report.html"
-    run_cli("report", "--results", str(results_json), "--out", str(out), "--data", str(bib_root))
+    other = tmp_path / "other.json"  # a second observer: --results A.json B.json
+    other.write_text(results_json.read_text().replace('"shortcut-path"', '"other"'))
+    run_cli("report", "--results", str(results_json), str(other), "--out", str(out), "--data",
+            str(bib_root))
     text = out.read_text()
+    assert "other rel.acc" in text
     assert "<style>" in text and "<script" not in text
     assert not re.search(r'(src|href)="(https?:|/)', text)  # nothing fetched from elsewhere
     assert "shortcut-path rel.acc" in text and "HBToM" in text  # ours beside the papers'
     assert text.count('class="bars"') == 1 and text.count('class="curves"') == 4
+    assert text.count('class="curve"') == 4  # "other" names no observer: no curve of its own
 
 
 def test_report_rejects_a_file_that_is_not_results(tmp_path: Path) -> None:

@@ -44,7 +44,9 @@ def _checkpoints(pairs: tuple[str, ...]) -> dict[str, str]:
               file_okay=False), help="A BIB or AGENT dataset root to browse (repeatable).")
 @click.option("--results", "results", multiple=True,
               type=click.Path(path_type=Path, dir_okay=False),
-              help="An evaluation JSON from `socialbench bib evaluate --json` (repeatable).")
+              help="Evaluation JSON from `socialbench bib evaluate --json`: --results A.json "
+                   "[B.json ...].")
+@click.argument("more", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--checkpoint", "checkpoints", multiple=True,
               help="OBSERVER=PATH: a learned observer's checkpoint, for its surprise curves.")
 @click.option("--db", default=None,
@@ -58,7 +60,8 @@ def _checkpoints(pairs: tuple[str, ...]) -> dict[str, str]:
                                  "$SOCIALBENCH_ADMIN_PASSWORD).")
 @click.option("--cache", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="Where rendered trial clips are kept (default: a folder in the temp dir).")
-def serve(data: tuple[Path, ...], results: tuple[Path, ...], checkpoints: tuple[str, ...],
+def serve(data: tuple[Path, ...], results: tuple[Path, ...], more: tuple[Path, ...],
+          checkpoints: tuple[str, ...],
           db: str | None, host: str, port: int, password_file: Path | None,
           cache: Path | None) -> None:
     """Serve the dataset browser, results, TalkItOut replay and rating study."""
@@ -74,7 +77,8 @@ def serve(data: tuple[Path, ...], results: tuple[Path, ...], checkpoints: tuple[
     check_exposure(host, password)
     if db is None and Path(DEFAULT_DB.split("///", 1)[1]).exists():
         db = DEFAULT_DB
-    config = AppConfig(datasets=[open_dataset(d) for d in data], results=_results(results),
+    config = AppConfig(datasets=[open_dataset(d) for d in data],
+                       results=_results(results + more),
                        checkpoints=_checkpoints(checkpoints),
                        sessions=sessions(make_engine(db)) if db else None, password=password)
     if cache is not None:
@@ -87,19 +91,22 @@ def serve(data: tuple[Path, ...], results: tuple[Path, ...], checkpoints: tuple[
 @click.command(name="report")
 @click.option("--results", "results", multiple=True, required=True,
               type=click.Path(path_type=Path, dir_okay=False),
-              help="An evaluation JSON from `socialbench bib evaluate --json` (repeatable).")
+              help="Evaluation JSON from `socialbench bib evaluate --json`: --results A.json "
+                   "[B.json ...].")
+@click.argument("more", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--out", required=True, type=click.Path(path_type=Path, dir_okay=False),
               help="The HTML file to write.")
 @click.option("--data", type=click.Path(path_type=Path, exists=True, file_okay=False),
               default=None, help="The evaluated BIB dataset: adds surprise curves of episodes.")
 @click.option("--episodes", type=click.IntRange(0, 100), default=1, show_default=True,
               help="With --data: episodes per task whose surprise curves are drawn.")
-def report(results: tuple[Path, ...], out: Path, data: Path | None, episodes: int) -> None:
+def report(results: tuple[Path, ...], more: tuple[Path, ...], out: Path, data: Path | None,
+           episodes: int) -> None:
     """Write the results' tables and plots as one self-contained HTML page."""
     _need_web()
     from socialbench.web.report import write_report
 
-    write_report(_results(results), out, data=data, episodes_per_task=episodes)
+    write_report(_results(results + more), out, data=data, episodes_per_task=episodes)
     click.echo(f"wrote {out}")
 
 
@@ -163,9 +170,11 @@ def study_create(data: Path, design: str, name: str, db: str, base_url: str) -> 
               help="Write every rating (one row per rater and trial) to this CSV file.")
 @click.option("--results", "results", multiple=True,
               type=click.Path(path_type=Path, dir_okay=False),
-              help="Model observers' evaluation JSON to show beside the humans (repeatable).")
+              help="Model observers' evaluation JSON to show beside the humans: --results "
+                   "A.json [B.json ...].")
+@click.argument("more", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
 def study_results(db: str, name: str | None, csv_path: Path | None,
-                  results: tuple[Path, ...]) -> None:
+                  results: tuple[Path, ...], more: tuple[Path, ...]) -> None:
     """AGENT's analysis of the ratings (z-scored pairwise accuracy per type, scenario and
     pooled) beside the model observers; raters failing attention checks are excluded."""
     _need_web()
@@ -182,7 +191,7 @@ def study_results(db: str, name: str | None, csv_path: Path | None,
         chosen = find_study(session, name)
         result = analyse(session, chosen)
         text = export_csv(session, chosen) if csv_path else ""
-    table = human_table(result, _results(results))
+    table = human_table(result, _results(results + more))
     console = Console()
     excluded = "; ".join(f"{n} excluded: {why}" for why, n in result.excluded.items())
     shown = Table(title=f"study {chosen.name}: {result.raters} raters with ratings "
