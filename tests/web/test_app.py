@@ -100,6 +100,11 @@ def test_admin_pages_need_the_password(app_config: AppConfig) -> None:
     other = TestClient(create_app(app_config), follow_redirects=False)
     assert other.post("/login?next=//evil.example", data={"password": PASSWORD,
                       "csrf": "x"}).status_code == 400
+    csrf = re.search(r'name="csrf" value="([^"]+)"', other.get("/login").text).group(1)
+    for _ in range(5):  # guessing: refused after five wrong passwords, even the right one
+        assert other.post("/login", data={"password": "guess", "csrf": csrf}).status_code == 403
+    refused = other.post("/login", data={"password": PASSWORD, "csrf": csrf})
+    assert refused.status_code == 429 and "too many" in refused.text
 
 
 def test_a_rater_session_over_http(client: TestClient, app_config: AppConfig) -> None:

@@ -67,6 +67,7 @@ class Problem(Exception):
 
 def create_app(config: AppConfig) -> Starlette:
     """The app: viewer, results, TalkItOut replay, study admin and rater pages."""
+    throttle = security.LoginThrottle()
     templates = Jinja2Templates(directory=str(HERE / "templates"))  # autoescapes
     secret = config.secret or security.new_csrf() + security.new_csrf()
 
@@ -304,12 +305,17 @@ def create_app(config: AppConfig) -> Starlette:
         target = target if target.startswith("/") and not target.startswith("//") else "/"
         if request.method == "GET":
             return page(request, "login.html", next=target, error="")
+        client = request.client.host if request.client else ""
+        if throttle.blocked(client):
+            return page(request, "login.html", 429, next=target,
+                        error="too many wrong passwords: try again in 15 minutes")
         form = await request.form()
         if not security.same_secret(str(form.get("csrf", "")), _csrf(request)):
             return page(request, "login.html", 400, next=target,
                         error="the form's security token does not match: reload the page")
         if config.password is None or not security.same_secret(str(form.get("password", "")),
                                                                config.password):
+            throttle.failed(client)
             return page(request, "login.html", 403, next=target, error="wrong password")
         request.session.clear()
         request.session["admin"] = True

@@ -12,12 +12,17 @@ import hmac
 import ipaddress
 import os
 import secrets
+import threading
+import time
+from collections import defaultdict, deque
 from pathlib import Path
 
 from socialbench.core.errors import UserError
 
 PASSWORD_ENV = "SOCIALBENCH_ADMIN_PASSWORD"
 MIN_PASSWORD = 12
+MAX_FAILURES = 5  # wrong admin passwords from one address per LOCKOUT_S before it is refused
+LOCKOUT_S = 15 * 60
 
 HEADERS = {
     # no inline scripts, no other origins; SVG plots use attributes, not style tags
@@ -68,3 +73,27 @@ def same_secret(given: str | None, expected: str) -> bool:
 
 def new_csrf() -> str:
     return secrets.token_urlsafe(24)
+
+
+class LoginThrottle:
+    """Refuses logins from an address after ``MAX_FAILURES`` wrong passwords in ``LOCKOUT_S``
+    (kept in memory: one server process)."""
+
+    def __init__(self, failures: int = MAX_FAILURES, window_s: float = LOCKOUT_S) -> None:
+        self.failures, self.window_s = failures, window_s
+        self._seen: dict[str, deque[float]] = defaultdict(deque)
+        self._lock = threading.Lock()
+
+    def _recent(self, client: str) -> deque[float]:
+        times = self._seen[client]
+        while times and time.monotonic() - times[0] > self.window_s:
+            times.popleft()
+        return times
+
+    def blocked(self, client: str) -> bool:
+        with self._lock:
+            return len(self._recent(client)) >= self.failures
+
+    def failed(self, client: str) -> None:
+        with self._lock:
+            self._recent(client).append(time.monotonic())
