@@ -5,7 +5,6 @@ They only parse and call; the learning commands import PyTorch only when run.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
@@ -13,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from socialbench.core.errors import UserError
+from socialbench.core.files import atomic_write
 from socialbench.talkitout.env import PAPER_T_MAX
 from socialbench.talkitout.evaluate import (
     EVAL_SEEDS,
@@ -65,9 +65,8 @@ def eval_command(ctx: click.Context, agent_name: str, variant: str, episodes: in
         result = evaluate(agent_name, variant, episodes, seeds or EVAL_SEEDS,
                           show_progress=not as_json, journal=journal, t_max=t_max)
     if save:
-        tmp = Path(f"{save}.tmp")
-        tmp.write_text(result.to_json() + "\n")
-        os.replace(tmp, save)  # the result file appears only when complete
+        with atomic_write(save) as tmp:  # the result file appears only when complete
+            tmp.write_text(result.to_json() + "\n")
         journal.unlink(missing_ok=True)
     if as_json:
         click.echo(result.to_json())
