@@ -88,6 +88,7 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def until(condition, timeout: float = 60.0, what: str = "") -> object:  # type: ignore[no-untyped-def]
+    """Wait for ``condition()`` (page_source reads '' now and then just after a navigation)."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         value = condition()
@@ -98,19 +99,21 @@ def until(condition, timeout: float = 60.0, what: str = "") -> object:  # type: 
 
 
 def screenshot(driver, path: Path) -> None:  # type: ignore[no-untyped-def]
-    """The whole page: the window grown to the document's height."""
+    """The whole page: the viewport grown to the document's height for the picture."""
     height = driver.execute_script("return document.documentElement.scrollHeight")
-    driver.set_window_size(1200, min(max(height, 600), 4000))
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": 1200, "height": min(max(height, 600), 4000), "deviceScaleFactor": 1,
+        "mobile": False})
     driver.execute_script("window.scrollTo(0, 0)")
     time.sleep(0.2)
     driver.save_screenshot(str(path))
-    driver.set_window_size(1200, 900)
+    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
 def test_viewer_plays_in_sync_and_draws_curves(server: str, browser, shots: Path) -> None:  # type: ignore[no-untyped-def]
     driver = browser
     driver.get(f"{server}/data/0/?task=preference")
-    assert "preference/000000lo" in driver.page_source
+    until(lambda: "preference/000000lo" in driver.page_source, what="the dataset page")
     screenshot(driver, shots / "dataset.png")
     driver.get(f"{server}/data/0/episode?key=preference/000000lo")
     until(lambda: driver.execute_script("return document.getElementById('curves')"
@@ -132,7 +135,7 @@ def test_viewer_plays_in_sync_and_draws_curves(server: str, browser, shots: Path
     until(lambda: "e_goal" in driver.find_element("id", "meta").text, what="design facts")
     screenshot(driver, shots / "episode.png")
     driver.get(f"{server}/results")
-    assert "shortcut-path rel.acc" in driver.page_source
+    until(lambda: "shortcut-path rel.acc" in driver.page_source, what="the results page")
     screenshot(driver, shots / "results.png")
     driver.get(f"{server}/talkitout?episode=0&agent=oracle")
     driver.find_element("id", "next").click()
@@ -205,7 +208,7 @@ def test_a_rating_session_in_the_browser(server: str, browser, shots: Path) -> N
     rated = [line.split(",") for line in export.splitlines()[1:] if line.split(",")[11]]
     assert sorted(int(row[11]) for row in rated) == sorted(shown)
     driver.get(f"{server}/studies/1")
-    assert "3 / 3" in driver.page_source
+    until(lambda: "3 / 3" in driver.page_source, what="the study page")
 
 
 def test_the_analysis_page(server: str, browser, factory, shots: Path) -> None:  # type: ignore[no-untyped-def]
@@ -232,7 +235,8 @@ def test_the_analysis_page(server: str, browser, factory, shots: Path) -> None: 
                 60 + 7 * r if high else 20 + 5 * r)
             rating.submit(factory, token, str(current.id), str(value), csrf)
     browser.get(f"{server}/studies/2")
-    text = browser.find_element("tag name", "main").text
+    text = until(lambda: "pooled raters" in browser.page_source
+                 and browser.find_element("tag name", "main").text, what="the study page")
     assert "5 raters with ratings (1 not started), 4 included; 1 excluded: failed an attention" \
         in text
     assert "pooled raters 8" in text
