@@ -2,7 +2,8 @@
 
     nice -n 10 python benchmarks/web_load.py [--raters 200] [--seconds 30] [--db URL]
 
-Makes a BIB dataset (JSON only) and a study with one link per rater, starts ``socialbench
+Makes a BIB dataset (JSON only) and a study with one link per rater (no watch time: the
+simulated raters rate at once), starts ``socialbench
 serve`` in its own process (one uvicorn worker, as the command runs), then runs ``--raters``
 concurrent raters for ``--seconds``: each consents, then loops GET its page -> POST its rating
 (``Accept: application/json``); its first and every fifth submission after are sent twice (the
@@ -154,7 +155,7 @@ def load_test(raters: int, seconds: float, db: str | None, episodes: int,
     name = f"load-{time.time_ns()}"
     with factory.begin() as session:
         study = create_study(session, open_dataset(data), name,
-                             Design(fraction=1.0, raters=raters, checks=2))
+                             Design(fraction=1.0, raters=raters, checks=2, watch=0))
         tokens = [r.token for r in study.raters]
     port = free_port()
     server = serve(data, db, port, workdir / "cache")

@@ -40,7 +40,7 @@ def test_agent_videos_are_served_to_viewer_and_raters(tmp_path: Path) -> None:
     data = open_dataset(agent_dataset(tmp_path / "agent", render=True))
     factory = sessions(make_engine(f"sqlite:///{tmp_path / 'db'}"))
     with factory.begin() as db:
-        study = create_study(db, data, "agent", Design(fraction=1.0, raters=2, checks=0))
+        study = create_study(db, data, "agent", Design(fraction=1.0, raters=2, checks=0, watch=0))
         token = study.raters[0].token
     client = TestClient(create_app(AppConfig(datasets=[data], sessions=factory)))
     page = client.get(f"/data/0/episode?key={KEY}").text.replace("&amp;", "&")

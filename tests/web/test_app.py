@@ -23,7 +23,7 @@ def app_config(bib_root: Path, results_json: Path, db_url: str, tmp_path: Path) 
     factory = sessions(make_engine(db_url))
     dataset = open_dataset(bib_root)
     with factory.begin() as db:
-        create_study(db, dataset, "pilot", Design(fraction=0.5, raters=2, checks=1))
+        create_study(db, dataset, "pilot", Design(fraction=0.5, raters=2, checks=1, watch=0))
     return AppConfig(datasets=[dataset], results=[load_results(results_json)],
                      sessions=factory, cache=tmp_path / "cache")
 

@@ -43,8 +43,8 @@ def server(bib_root: Path, results_json: Path, inverse_planning_json: Path, fact
     folder = tmp_path_factory.mktemp("served")
     dataset = open_dataset(bib_root)
     with factory.begin() as db:
-        create_study(db, dataset, "pilot", Design(fraction=0.25, raters=2, checks=1))
-        create_study(db, dataset, "demo", Design(fraction=1.0, raters=6, checks=1))
+        create_study(db, dataset, "pilot", Design(fraction=0.25, raters=2, checks=1, watch=0))
+        create_study(db, dataset, "demo", Design(fraction=1.0, raters=6, checks=1, watch=0))
     results = [load_results(inverse_planning_json), load_results(results_json)]
     app = create_app(AppConfig(datasets=[dataset], results=results, sessions=factory,
                                cache=folder / "cache"))

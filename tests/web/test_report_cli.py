@@ -50,7 +50,7 @@ def test_study_create_and_results(bib_root: Path, results_json: Path, db_url: st
     again = CliRunner().invoke(main, ["study", "create", "--data", str(bib_root), "--db",
                                       db_url])
     assert again.exit_code == 2 and "exists" in again.output
-    for design in ("raters=x", "fraction=2", "colour=3"):
+    for design in ("raters=x", "fraction=2", "colour=3", "watch=1.5"):
         bad = CliRunner().invoke(main, ["study", "create", "--data", str(bib_root), "--db",
                                         db_url, "--name", "b", "--design", design])
         assert bad.exit_code == 2 and bad.output.startswith("error: --"), bad.output

@@ -20,6 +20,7 @@ from socialbench.web.study.design import Design, create_study, find_study
 
 
 def make_study(db_url: str, root: Path, **design: int | float):
+    design.setdefault("watch", 0)  # the tests rate at once unless they test the watch time
     factory = sessions(make_engine(db_url))
     with factory.begin() as db:
         create_study(db, open_dataset(root), "pilot", Design(**design))  # type: ignore[arg-type]
@@ -139,6 +140,41 @@ def test_analysis_z_scores_excludes_failed_checks_and_exports(db_url: str,
     assert len(rows) == 5 * (8 + 2)
     assert {r["excluded"] for r in rows} == {"", "failed an attention check"}
     assert not any(t in text for t in tokens)  # links never leave the database
+
+
+def test_a_rating_sent_before_the_videos_could_end_is_refused(db_url: str,
+                                                               bib_root: Path) -> None:
+    import datetime as dt
+
+    factory, (token,) = make_study(db_url, bib_root, raters=1, checks=0, watch=0.9)
+    rating.consent(factory, token)
+    assignment, item, csrf = next_form(factory, token)
+    assert 9 * 4_000 < item.duration_ms < 9 * 8_000  # nine BIB trials of 4-8 s
+    with factory() as db:
+        rating.mark_shown(db, assignment)
+    with pytest.raises(rating.Rejected, match="before the videos could have played"):
+        rating.submit(factory, token, str(assignment), "50", csrf)
+    with factory.begin() as db:  # as if the rater had watched for the videos' running time
+        db.get(Assignment, assignment).shown_at -= dt.timedelta(milliseconds=item.duration_ms)
+    assert rating.submit(factory, token, str(assignment), "50", csrf).done == 1
+
+
+def test_migrations_upgrade_an_older_database_in_place(db_url: str) -> None:
+    from sqlalchemy import inspect, text
+
+    from socialbench.web.study.db import upgrade
+
+    engine = make_engine(db_url, migrate=False)
+    upgrade(engine, "0001")
+    with engine.begin() as connection:
+        connection.execute(text(
+            "INSERT INTO studies (id, name, benchmark, data_root, design, secret, created_at) "
+            "VALUES (1, 'old', 'bib', '/d', '{\"raters\": 1}', 's', '2026-01-01 00:00:00')"))
+    upgrade(engine, "head")
+    columns = {c["name"] for c in inspect(engine).get_columns("assignments")}
+    assert "shown_at" in columns
+    with sessions(engine)() as db:
+        assert find_study(db, "old").design == '{"raters": 1}'  # kept
 
 
 def test_migrations_create_exactly_the_models(db_url: str) -> None:

@@ -12,8 +12,9 @@ from socialbench.core.errors import UserError
 
 DEFAULT_DB = "sqlite:///socialbench-study.db"  # a file in the working folder
 DESIGN_HELP = ("Comma-separated KEY=VALUE: fraction (share of each task's test pairs, AGENT: "
-               "0.25), raters, checks (attention checks per rater), seed. "
-               "Default: fraction=0.25,raters=20,checks=2,seed=0.")
+               "0.25), raters, checks (attention checks per rater), seed, watch (share of a "
+               "trial's video time before its rating is accepted). "
+               "Default: fraction=0.25,raters=20,checks=2,seed=0,watch=0.9.")
 
 
 def _need_web() -> None:
@@ -118,7 +119,7 @@ def study() -> None:
 def _design(text: str):  # type: ignore[no-untyped-def]
     from socialbench.web.study.design import Design
 
-    kinds = {"fraction": float, "raters": int, "checks": int, "seed": int}
+    kinds = {"fraction": float, "raters": int, "checks": int, "seed": int, "watch": float}
     values = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
         key, sep, raw = part.partition("=")

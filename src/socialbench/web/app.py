@@ -344,6 +344,8 @@ def create_app(config: AppConfig) -> Starlette:
             if current is None:
                 return page(request, "rater.html", step="done", **context)
             videos = _rater_videos(request, rater.study, current)
+            if current.shown_at is None:
+                rating.mark_shown(db, current.id)
             return page(request, "rater.html", step="trial", assignment=current,
                         item=current.item, videos=videos,
                         form_token=rating.form_token(rater.study.secret, token, current.id),

@@ -63,6 +63,8 @@ class Item(Base):
     side: Mapped[str] = mapped_column(String(10))  # "expected" or "unexpected"
     source: Mapped[str] = mapped_column(Text)  # the side's file/folder, relative to the root
     check_target: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # running time of its familiarization and test videos (migration 0002; NULL before)
+    duration_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
     study: Mapped[Study] = relationship(back_populates="items")
 
 
@@ -93,6 +95,7 @@ class Assignment(Base):
     position: Mapped[int] = mapped_column(Integer)
     rating: Mapped[int | None] = mapped_column(Integer, nullable=True)
     rated_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    shown_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)  # 0002
     rater: Mapped[Rater] = relationship(back_populates="assignments")
     item: Mapped[Item] = relationship()
 

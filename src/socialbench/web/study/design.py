@@ -9,6 +9,9 @@
 * Attention checks: ``checks`` extra trials per rater, each a test video whose question asks for
   a stated slider value; a rating more than ``CHECK_TOLERANCE`` away fails the check.
 * Order: each rater's trials and checks are shuffled with a seed of their own.
+* Watch time: a rating is refused when it comes sooner than ``watch`` times the running time
+  of the trial's videos after the trial was first shown (the slider is locked until the test
+  video has ended; this keeps a hand-made request from skipping the videos).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ class Design:
     raters: int = 20
     checks: int = 2
     seed: int = 0
+    watch: float = 0.9  # share of the videos' running time before a rating is accepted
 
     def check(self) -> None:
         if not 0 < self.fraction <= 1:
@@ -49,6 +53,9 @@ class Design:
             raise UserError(f"--raters {self.raters}: give 1-100000 raters")
         if not 0 <= self.checks <= 20:
             raise UserError(f"--checks {self.checks}: give 0-20 attention checks per rater")
+        if not 0 <= self.watch <= 1:
+            raise UserError(f"--design watch={self.watch}: give a share of the videos' running "
+                            f"time in [0, 1]")
 
 
 def pick_pairs(episodes: Sequence[EpisodeRef], fraction: float, seed: int) -> list[EpisodeRef]:
@@ -93,13 +100,15 @@ def create_study(session: Session, dataset: Dataset, name: str, design: Design) 
             source = ref.expected if side == "expected" else ref.unexpected
             sides[index, side] = Item(study=study, kind="trial", task=ref.task,
                                       scenario=ref.scenario, pair=ref.key, side=side,
-                                      source=source or "")
+                                      source=source or "",
+                                      duration_ms=running_time_ms(dataset, ref, side))
     checks = []
     for k in range(design.checks):
         ref = pairs[k % len(pairs)]
         checks.append(Item(study=study, kind="check", task=ref.task, scenario=ref.scenario,
                            pair=ref.key, side="expected", source=ref.expected or "",
-                           check_target=CHECK_TARGETS[k % len(CHECK_TARGETS)]))
+                           check_target=CHECK_TARGETS[k % len(CHECK_TARGETS)],
+                           duration_ms=sides[k % len(pairs), "expected"].duration_ms))
     session.add_all([*sides.values(), *checks])
     for r in range(design.raters):
         rater = Rater(study=study, token=secrets.token_urlsafe(TOKEN_BYTES), group=r % 2)
@@ -110,6 +119,22 @@ def create_study(session: Session, dataset: Dataset, name: str, design: Design) 
                         for p, j in enumerate(np.asarray(order)))
     session.flush()
     return study
+
+
+def running_time_ms(dataset: Dataset, ref: EpisodeRef, side: str) -> int:
+    """How long a rater watches one side of a pair: its familiarization videos and its test."""
+    from socialbench.web.datasets import agent_frame_count, bib_trial_frames
+
+    if dataset.benchmark == "bib":
+        from socialbench.bib.schema import FPS
+
+        path = ref.expected if side == "expected" else ref.unexpected
+        return round(1000 * sum(bib_trial_frames(dataset, path or "")) / FPS)
+    from socialbench.agent3d.schema import FPS as AGENT_FPS
+
+    folders = agent_videos(dataset, ref)
+    shown = [*folders["familiarization"], *folders[side]]
+    return round(1000 * sum(agent_frame_count(dataset, f) for f in shown) / AGENT_FPS)
 
 
 def find_study(session: Session, name: str | None) -> Study:

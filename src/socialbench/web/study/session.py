@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import re
 from dataclasses import dataclass
 
@@ -68,6 +69,27 @@ def consent(factory: sessionmaker, token: str) -> None:
             rater.consented_at = now()
 
 
+def mark_shown(session: Session, assignment_id: int) -> None:
+    """Note when a trial is first shown to its rater (the watch time counts from there), in
+    the caller's session (one connection per request: a second could wait on the pool)."""
+    session.execute(update(Assignment).where(Assignment.id == assignment_id,
+                                             Assignment.shown_at.is_(None))
+                    .values(shown_at=now()))
+    session.commit()
+
+
+def watch_time_left(design_json: str, assignment: Assignment) -> float:
+    """Seconds still to wait before this trial may be rated (0 when it may)."""
+    share = float(json.loads(design_json).get("watch", 0))  # studies before 0002: none
+    duration = assignment.item.duration_ms
+    if not share or not duration:
+        return 0.0
+    if assignment.shown_at is None:
+        return share * duration / 1000
+    waited = (now() - assignment.shown_at).total_seconds()
+    return max(0.0, share * duration / 1000 - waited)
+
+
 def parse_rating(raw: str | None) -> int:
     """A slider value: a whole number 0-100, else Rejected."""
     text = (raw or "").strip()
@@ -101,6 +123,10 @@ def submit(factory: sessionmaker, token: str, assignment_raw: str | None, rating
         current = next_assignment(session, rater)
         if current is None or current.id != assignment_id:
             raise Rejected("trials are rated in order: reload the page for the next one")
+        too_soon = watch_time_left(rater.study.design, named)
+        if too_soon > 0:
+            raise Rejected(f"rated {too_soon:.0f} s before the videos could have played to "
+                           f"their end: watch them, then rate")
         stored = session.execute(update(Assignment)
                                  .where(Assignment.id == assignment_id,
                                         Assignment.rater_id == rater.id,
