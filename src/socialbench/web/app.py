@@ -131,8 +131,8 @@ def create_app(config: AppConfig) -> Starlette:
         task, text = query(request, "task"), query(request, "q").strip().lower()
         shown = [e for e in data.episodes
                  if (not task or e.task == task) and (not text or text in e.name.lower())]
-        first = max(0, int(query(request, "start", "0") or 0)) if query(
-            request, "start", "0").isdigit() else 0
+        start = query(request, "start", "0")
+        first = int(start) if start.isdigit() else 0
         return page(request, "dataset.html", d=request.path_params["d"], data=data, task=task,
                     q=text, episodes=shown[first:first + PAGE_SIZE], total=len(shown),
                     start=first, page_size=PAGE_SIZE)
