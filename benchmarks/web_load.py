@@ -3,13 +3,12 @@
     nice -n 10 python benchmarks/web_load.py [--raters 200] [--seconds 30] [--db URL]
 
 Makes a BIB dataset (JSON only) and a study with one link per rater (no watch time: the
-simulated raters rate at once), starts ``socialbench
-serve`` in its own process (one uvicorn worker, as the command runs), then runs ``--raters``
-concurrent raters for ``--seconds``: each consents, then loops GET its page -> POST its rating
-(``Accept: application/json``); its first and every fifth submission after are sent twice (the
-replay must be refused). At the end it checks, in the database, that every rating the server
-accepted is stored exactly once, and nothing else is; it prints requests/s and latency
-percentiles per kind of request.
+simulated raters rate at once), starts ``socialbench serve`` in its own process (one uvicorn
+worker, as the command runs), then runs ``--raters`` concurrent raters for ``--seconds``: each
+consents (GET, POST), then loops GET its page -> POST its rating (``Accept: application/json``);
+its first and every fifth submission after are sent twice (the replay must be refused). At the
+end it checks, in the database, that every rating the server accepted is stored exactly once,
+and nothing else is; it prints requests/s and latency percentiles per kind of request.
 """
 
 from __future__ import annotations
@@ -50,7 +49,9 @@ async def rater(client, token: str, deadline: float, tally: Tally) -> None:  # t
         tally.latencies[kind].append(time.perf_counter() - start)
         return response
 
-    await timed("consent", "POST", f"/r/{token}/consent", data={"agree": "yes"})
+    start = await timed("page", "GET", f"/r/{token}")
+    csrf = dict(FORM.findall(start.text)).get("csrf", "")
+    await timed("consent", "POST", f"/r/{token}/consent", data={"agree": "yes", "csrf": csrf})
     sent = 0
     while time.monotonic() < deadline:
         page = await timed("page", "GET", f"/r/{token}")

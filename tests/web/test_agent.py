@@ -49,7 +49,8 @@ def test_agent_videos_are_served_to_viewer_and_raters(tmp_path: Path) -> None:
     for url in videos:
         response = client.get(url)
         assert response.status_code == 200 and response.content[4:8] == b"ftyp"
-    client.post(f"/r/{token}/consent", data={"agree": "yes"})
+    csrf = re.search(r'name="csrf" value="([^"]+)"', client.get(f"/r/{token}").text).group(1)
+    client.post(f"/r/{token}/consent", data={"agree": "yes", "csrf": csrf})
     rater = client.get(f"/r/{token}").text
     clips = re.findall(r"/r/[^/]+/clip/\d+/\d+", rater.replace("&#34;", '"'))
     assert len(clips) == 2  # one familiarization video, then the test

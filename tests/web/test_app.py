@@ -112,9 +112,12 @@ def test_a_rater_session_over_http(client: TestClient, app_config: AppConfig) ->
     assert client.get("/r/" + "A" * 32).status_code == 404
     start = client.get(f"/r/{mine}")
     assert "Consent" in start.text and "slider" in start.text
-    assert client.post(f"/r/{mine}/consent", data={}).status_code == 303  # box not ticked
+    csrf = re.search(r'name="csrf" value="([^"]+)"', start.text).group(1)
+    assert client.post(f"/r/{mine}/consent", data={"csrf": csrf}).status_code == 303  # no tick
+    forged = client.post(f"/r/{mine}/consent", data={"agree": "yes", "csrf": "x" * 64})
+    assert forged.status_code == 403 and "security token" in forged.text
     assert "Consent" in client.get(f"/r/{mine}").text
-    client.post(f"/r/{mine}/consent", data={"agree": "yes"})
+    client.post(f"/r/{mine}/consent", data={"agree": "yes", "csrf": csrf})
     ratings = 0
     while True:
         page = client.get(f"/r/{mine}")

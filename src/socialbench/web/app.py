@@ -340,7 +340,8 @@ def create_app(config: AppConfig) -> Starlette:
             context: dict[str, Any] = {"token": token, "state": state, "rater": rater,
                                        "error": request.query_params.get("error", "")[:200]}
             if rater.consented_at is None:
-                return page(request, "rater.html", step="consent", **context)
+                return page(request, "rater.html", step="consent", **context,
+                            form_token=rating.consent_token(rater.study.secret, token))
             if current is None:
                 return page(request, "rater.html", step="done", **context)
             videos = _rater_videos(request, rater.study, current)
@@ -402,9 +403,9 @@ def create_app(config: AppConfig) -> Starlette:
             return RedirectResponse(f"/r/{token}?error=tick+the+box+to+consent",
                                     status_code=303)
         try:
-            rating.consent(studies_db(), token)
+            rating.consent(studies_db(), token, _field(form, "csrf") or "")
         except rating.Rejected as exc:
-            raise Problem(404, str(exc)) from exc
+            raise Problem(403, str(exc)) from exc
         return RedirectResponse(f"/r/{token}", status_code=303)
 
     async def rater_rate(request: Request) -> Response:

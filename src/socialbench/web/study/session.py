@@ -60,11 +60,20 @@ def progress(session: Session, rater: Rater) -> Progress:
     return Progress(int(done), int(total))
 
 
-def consent(factory: sessionmaker, token: str) -> None:
+def consent_token(secret: str, rater_token: str) -> str:
+    """The CSRF token of a rater's consent form (assignment ids start at 1: 0 is free)."""
+    return form_token(secret, rater_token, 0)
+
+
+def consent(factory: sessionmaker, token: str, csrf: str | None = None) -> None:
+    """Record the rater's consent; a form's ``csrf`` (the web always sends one) must match."""
     with factory.begin() as session:
         rater = find_rater(session, token)
         if rater is None:
             raise Rejected("unknown rater link")
+        if csrf is not None and not hmac.compare_digest(
+                consent_token(rater.study.secret, token), csrf):
+            raise Rejected("the form's security token does not match: reload the page")
         if rater.consented_at is None:
             rater.consented_at = now()
 
