@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,14 +57,28 @@ def make_env(variant: str, **env_kwargs: Any) -> TalkItOutEnv:
     return TalkItOutEnv(liar=VARIANTS[variant], **env_kwargs)
 
 
-def run_episode(env: TalkItOutEnv, agent: Any, seed: int) -> float:
-    """Play one episode; return its final reward."""
+def play(env: TalkItOutEnv, agent: Any, seed: int, max_steps: int | None = None
+         ) -> Iterator[tuple[tuple[int, int, int] | None, dict[str, Any], float]]:
+    """Play one episode from layout seed ``seed``: first (None, the reset's observation, 0),
+    then (action, observation after it, reward) per step until the episode ends (or
+    ``max_steps`` steps)."""
     obs, _ = env.reset(seed=seed)
     agent.reset()
-    while True:
-        obs, reward, terminated, truncated, _ = env.step(agent.act(obs))
+    yield None, obs, 0.0
+    steps = 0
+    while max_steps is None or steps < max_steps:
+        action = agent.act(obs)
+        obs, reward, terminated, truncated, _ = env.step(action)
+        steps += 1
+        yield action, obs, float(reward)
         if terminated or truncated:
-            return float(reward)
+            return
+
+
+def run_episode(env: TalkItOutEnv, agent: Any, seed: int) -> float:
+    """Play one episode; return its final reward."""
+    *_, (_, _, reward) = play(env, agent, seed)  # the last step's reward
+    return reward
 
 
 def success_rate(agent_name: str, variant: str, seed: int, episodes: int = TEST_EPISODES,

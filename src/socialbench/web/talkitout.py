@@ -34,7 +34,7 @@ def replay(index: int, agent: str = "oracle", variant: str = "original",
     from socialbench.core.errors import UserError
     from socialbench.core.seeding import rng_for
     from socialbench.talkitout.agents import make_agent
-    from socialbench.talkitout.evaluate import layout_seed, make_env
+    from socialbench.talkitout.evaluate import layout_seed, make_env, play
     from socialbench.talkitout.grammar import words_from_action
     from socialbench.talkitout.vocabulary import EMPTY_INDICATOR
 
@@ -48,16 +48,13 @@ def replay(index: int, agent: str = "oracle", variant: str = "original",
         Image.fromarray(env.render()).save(buffer, format="PNG")
         return buffer.getvalue()
 
-    obs, _ = env.reset(seed=layout_seed(index))
-    player.reset()
-    steps = [Step(png(), "reset", "", "", 0.0)]
-    for _ in range(MAX_STEPS_SHOWN):
-        action = player.act(obs)
-        obs, reward, terminated, truncated, _ = env.step(action)
+    steps = []
+    for action, obs, reward in play(env, player, layout_seed(index), MAX_STEPS_SHOWN):
+        if action is None:  # the layout as reset drew it
+            steps.append(Step(png(), "reset", "", "", 0.0))
+            continue
         move, sentence = words_from_action(action)
         heard = "" if obs["utterance"] == EMPTY_INDICATOR else obs["utterance"].strip()
-        steps.append(Step(png(), move or "-", sentence or "", heard, float(reward)))
-        if terminated or truncated:
-            break
+        steps.append(Step(png(), move or "-", sentence or "", heard, reward))
     env.close()
     return tuple(steps)
