@@ -230,7 +230,8 @@ def plot_study_curves(out: Path, conditions: Sequence[str], variants: Sequence[s
         ax.set_ylabel("success rate (last 100 episodes)")
         ax.set_ylim(0, 1.02)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        if ax.get_lines():
+            ax.legend(fontsize=7)
     if not drew:
         plt.close(fig)
         return None
