@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from talkitout_layouts import BASIC, WALLED_IN, layout, start
 
-from socialbench.errors import UserError
+from socialbench.core.errors import UserError
 from socialbench.talkitout.agents import (
     DoorGuessAgent,
     OracleAgent,

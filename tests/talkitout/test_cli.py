@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from socialbench.cli import main
-from socialbench.errors import UserError
+from socialbench.core.errors import UserError
 from socialbench.talkitout.evaluate import evaluate, load_result, welch_t_test
 
 

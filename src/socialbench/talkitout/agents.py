@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from socialbench.errors import UserError
+from socialbench.core.errors import UserError
 from socialbench.talkitout.egomap import DOOR, FORWARD, EgoMap
 from socialbench.talkitout.grammar import (
     NO_MOVE,

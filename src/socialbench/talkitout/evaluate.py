@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from socialbench.core.errors import DataFileError, UserError
 from socialbench.core.progress import progress_bar
 from socialbench.core.seeding import derive_seed, rng_for
-from socialbench.errors import DataFileError, UserError
 from socialbench.talkitout.agents import make_agent
 from socialbench.talkitout.env import TalkItOutEnv
 
