@@ -19,8 +19,13 @@ from socialbench.core.errors import UserError
 from socialbench.core.seeding import derive_seed
 from socialbench.rl.model import MHBabyAI
 from socialbench.rl.policy import Actor, env_actions, sample_heads
-from socialbench.rl.train import VARIANTS, RunConfig, load_checkpoint
-from socialbench.talkitout.evaluate import TEST_EPISODES, EvalResult, layout_seed
+from socialbench.rl.train import RunConfig, load_checkpoint
+from socialbench.talkitout.evaluate import (
+    TEST_EPISODES,
+    EvalResult,
+    check_variant,
+    layout_seed,
+)
 from socialbench.talkitout.vector_env import TalkItOutVectorEnv
 
 BATCH = 1000  # test episodes played side by side
@@ -51,7 +56,7 @@ def success_rate(model: MHBabyAI, run: RunConfig, variant: str, seed: int,
     wins = 0
     for first in range(0, episodes, BATCH):
         count = min(BATCH, episodes - first)
-        envs = TalkItOutVectorEnv(count, liar=VARIANTS[variant], t_max=run.t_max,
+        envs = TalkItOutVectorEnv(count, liar=check_variant(variant), t_max=run.t_max,
                                   npc_direction_channel=run.model.channels == 4,
                                   autoreset_mode=AutoresetMode.SAME_STEP)
         obs, _ = envs.reset(seed=[layout_seed(first + i) for i in range(count)])
@@ -80,9 +85,7 @@ def evaluate_checkpoint(checkpoint: str | Path, variant: str | None = None,
         raise UserError(f"--episodes and --seeds must be at least 1 (got {episodes}, {seeds})")
     model, run, frames = load_agent(checkpoint, device)
     variant = variant or run.variant
-    if variant not in VARIANTS:
-        raise UserError(f"unknown TalkItOut variant {variant!r}; choose one of: "
-                        f"{', '.join(VARIANTS)}")
+    check_variant(variant)
     per_seed = [success_rate(model, run, variant, s, episodes, device) for s in range(seeds)]
     return EvalResult(agent=f"{run.label} (seed {run.seed}, {frames:,} frames)",
                       variant=variant, episodes=episodes, seeds=seeds,

@@ -46,6 +46,13 @@ VISIONS = ("conv", "bow")
 DIALOGUES = ("history", "current")
 
 
+def known_fields(cls: type, data: dict[str, Any]) -> dict[str, Any]:
+    """The entries of ``data`` that are fields of the dataclass ``cls`` (a config saved by
+    another version may carry more)."""
+    known = {f.name for f in fields(cls)}
+    return {k: v for k, v in data.items() if k in known}
+
+
 @dataclass(frozen=True)
 class ModelConfig:
     """Architecture choices (defaults: the paper's MH-BabyAI).
@@ -82,8 +89,7 @@ class ModelConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ModelConfig:
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
+        return cls(**known_fields(cls, data))
 
     @property
     def name(self) -> str:

@@ -18,7 +18,7 @@ and entropy terms are the mean over the four heads.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -27,7 +27,7 @@ from torch import nn
 
 from socialbench.rl.dialogue import DialogueTable
 from socialbench.rl.exploration import PAPER_C, PAPER_M, EpisodicLanguageBonus
-from socialbench.rl.model import HEAD_SIZES, MHBabyAI, ModelConfig
+from socialbench.rl.model import HEAD_SIZES, MHBabyAI, ModelConfig, known_fields
 from socialbench.rl.policy import Actor, env_actions, log_probs, sample_heads
 
 HEADS = tuple(HEAD_SIZES)  # primitive, speak, template, noun
@@ -71,27 +71,17 @@ class PPOConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PPOConfig:
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
+        return cls(**known_fields(cls, data))
 
 
 def final_utterances(obs: dict[str, np.ndarray], info: dict[str, Any],
                      done: np.ndarray) -> np.ndarray:
     """This step's utterance tokens for every env, also for envs that just ended and were
-    reset (their new first observation hears nothing; what they heard is in the final obs)."""
+    reset: their new first observation hears nothing; what they heard on their last step is in
+    ``info["final_obs"]["utterance"]`` (the batched env's same-step autoreset)."""
     heard = obs["utterance"].copy()
-    if not done.any():
-        return heard
-    heard[done] = 0
-    final = info.get("final_obs")
-    if final is None:
-        return heard
-    if isinstance(final, dict):  # a dict of arrays, rows of ended envs valid
-        heard[done] = np.asarray(final["utterance"])[done]
-    else:  # gymnasium's object array of per-env observation dicts
-        for i in np.flatnonzero(done).tolist():
-            if final[i] is not None:
-                heard[i] = final[i]["utterance"]
+    if done.any():
+        heard[done] = info["final_obs"]["utterance"][done]
     return heard
 
 

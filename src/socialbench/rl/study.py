@@ -28,7 +28,8 @@ from socialbench.core.errors import UserError
 from socialbench.core.files import atomic_write
 from socialbench.rl.conditions import PAPER_LABELS, PAPER_TABLE_1, parse_condition
 from socialbench.rl.ppo import PPOConfig
-from socialbench.rl.train import LOG, VARIANTS, RunConfig, read_log
+from socialbench.rl.train import LOG, RunConfig, read_log
+from socialbench.talkitout.evaluate import check_variant
 
 RESULTS = "results.jsonl"
 # The study measured for docs/talkitout.md, shipped so that `socialbench run` can print it.
@@ -104,9 +105,7 @@ def run_study(out: str | Path, conditions: Sequence[str], variants: Sequence[str
     for name in conditions:
         parse_condition(name)  # every name checked before any work
     for variant in variants:
-        if variant not in VARIANTS:
-            raise UserError(f"unknown TalkItOut variant {variant!r}; choose from "
-                            f"{', '.join(VARIANTS)}")
+        check_variant(variant)
     if seeds < 1 or frames < 1 or workers < 1:
         raise UserError("--seeds, --frames and --workers must be at least 1")
     out.mkdir(parents=True, exist_ok=True)

@@ -33,6 +33,7 @@ from socialbench.core.errors import UserError
 from socialbench.core.files import atomic_write
 from socialbench.rl.model import ModelConfig
 from socialbench.rl.ppo import PPOConfig, PPOTrainer
+from socialbench.talkitout.evaluate import check_variant
 from socialbench.talkitout.vector_env import TalkItOutVectorEnv
 
 CHECKPOINT = "checkpoint.pt"
@@ -43,7 +44,6 @@ ROLLING_EPISODES = 100  # the success rate shown and logged: over the last 100 e
 LOG_FIELDS = ("update", "frames", "seconds", "fps", "success_rolling", "success",
               "return_mean", "episode_length", "episodes", "bonus_per_frame", "entropy",
               "value", "policy_loss", "value_loss", "grad_norm", "dialogues")
-VARIANTS = {"original": True, "no-liar": False}  # variant -> liar present
 
 
 @dataclass
@@ -60,9 +60,7 @@ class RunConfig:
     checkpoint_every: int = 50  # updates between checkpoints
 
     def __post_init__(self) -> None:
-        if self.variant not in VARIANTS:
-            raise UserError(f"unknown TalkItOut variant {self.variant!r}; choose one of: "
-                            f"{', '.join(VARIANTS)}")
+        check_variant(self.variant)
         if self.frames < 1:
             raise UserError(f"--frames must be at least 1, got {self.frames}")
 
@@ -93,7 +91,7 @@ class RunConfig:
 
 
 def make_envs(run: RunConfig) -> TalkItOutVectorEnv:
-    return TalkItOutVectorEnv(run.ppo.num_envs, liar=VARIANTS[run.variant], t_max=run.t_max,
+    return TalkItOutVectorEnv(run.ppo.num_envs, liar=check_variant(run.variant), t_max=run.t_max,
                               autoreset_mode=AutoresetMode.SAME_STEP,
                               npc_direction_channel=run.model.channels == 4)
 

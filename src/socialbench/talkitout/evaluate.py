@@ -50,11 +50,16 @@ class EvalResult:
         return json.dumps(asdict(self))
 
 
-def make_env(variant: str, **env_kwargs: Any) -> TalkItOutEnv:
+def check_variant(variant: str) -> bool:
+    """Whether the variant has the liar; an unknown name is a one-line UserError."""
     if variant not in VARIANTS:
         raise UserError(f"unknown TalkItOut variant {variant!r}; choose one of: "
                         f"{', '.join(VARIANTS)}")
-    return TalkItOutEnv(liar=VARIANTS[variant], **env_kwargs)
+    return VARIANTS[variant]
+
+
+def make_env(variant: str, **env_kwargs: Any) -> TalkItOutEnv:
+    return TalkItOutEnv(liar=check_variant(variant), **env_kwargs)
 
 
 def play(env: TalkItOutEnv, agent: Any, seed: int, max_steps: int | None = None
