@@ -18,14 +18,15 @@ def test_paper_counts_at_scale_one():
     for trial_type in gen.PAPER_COUNTS:
         for split, n in gen.split_counts(trial_type, 1.0).items():
             totals[split] += n
-    assert totals == {"train": 1920, "validation": 480, "test": 960}  # agent spec
-    assert gen.split_counts("3.2", 1.0) == {"train": 240, "validation": 60, "test": 120}
+    # agent spec: 960 test trials = 480 expected/surprising pairs, one folder each
+    assert totals == {"train": 1920, "validation": 480, "test": 480}
+    assert gen.split_counts("3.2", 1.0) == {"train": 240, "validation": 60, "test": 60}
 
 
 def test_validation_is_a_seeded_fifth_of_each_pool():
     jobs = gen.plan_jobs(seed=3, types=["2.1"], splits=gen.SPLITS, scale=1.0)
     by_split = {s: [j for j in jobs if j.params["split"] == s] for s in gen.SPLITS}
-    assert [len(by_split[s]) for s in gen.SPLITS] == [80, 20, 40]
+    assert [len(by_split[s]) for s in gen.SPLITS] == [80, 20, 20]
     assert len({j.seed for j in jobs}) == len(jobs)
     again = gen.plan_jobs(seed=3, types=["2.1"], splits=("validation",), scale=1.0)
     assert [j.seed for j in again] == [j.seed for j in by_split["validation"]]

@@ -1,11 +1,16 @@
 """Generate AGENT datasets: splits, counts per type, one runner job per trial.
 
-Counts per type follow the paper (agent spec): at ``scale=1``, 1,920 train / 480 validation /
-960 test trials. For each type the train and validation trials are generated as one pool of
-expected-only trials of which a seeded random 20% becomes the validation set (agent spec,
-"Validation = a random 20% of each type's generated trials"); test trials also carry the
-surprising video. Smaller scales shrink every count, keeping at least one trial per type and
-split, so quick runs still cover every type.
+Counts per type follow the paper (``agent3d.counts``): at ``scale=1``, 1,920 train / 480
+validation trials and 480 test folders, each an expected/surprising pair (the paper's 960 test
+trials), 8,400 videos. For each type the train and validation trials are generated as one pool
+of expected-only trials of which a seeded random 20% becomes the validation set (agent spec,
+"Validation = a random 20% of each type's generated trials"). Smaller scales shrink every count,
+keeping at least one trial per type and split, so quick runs still cover every type.
+
+Trials come in counterbalanced pairs (``trial_balance``): trials 2k and 2k+1 of a type and split
+(pool members in train/validation) take opposite :class:`Balance` values, drawn per pair from the
+dataset seed, so an entity's id, its place in the lists, its side, colour code or shape never
+tells which object is preferred (exactly half of an even-sized set each way).
 
 Every trial is a job of ``core.runner`` (workers, resume, manifest with checksums, progress):
 its files depend only on (seed, type, split, index), never on the worker count. A recipe
@@ -19,26 +24,24 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from socialbench.agent3d.counts import PAPER_COUNTS, SPLITS, split_counts
 from socialbench.agent3d.io import trial_relpath, write_trial
 from socialbench.agent3d.layout.placement import sample_room
 from socialbench.agent3d.motion import MotionError
 from socialbench.agent3d.planning import NoPathError
 from socialbench.agent3d.render import RenderOptions
 from socialbench.agent3d.scenarios import RECIPES, Context, RecipeError
+from socialbench.agent3d.scenarios.balance import Balance
 from socialbench.agent3d.schema import TRIAL_TYPES, Trial
 from socialbench.core.errors import UserError
 from socialbench.core.runner import Job, run_jobs
 from socialbench.core.seeding import derive_seed, rng_for
 
-# agent spec, "Trials per type (train/val/test)"
-PAPER_COUNTS: dict[str, tuple[int, int, int]] = {
-    "1.1": (120, 30, 60), "1.2": (160, 40, 80), "1.3": (120, 30, 60), "1.4": (160, 40, 80),
-    "2.1": (80, 20, 40), "2.2": (80, 20, 40), "2.3": (80, 20, 40), "2.4": (160, 40, 80),
-    "2.5": (80, 20, 40), "3.1": (160, 40, 80), "3.2": (240, 60, 120),
-    "4.1": (240, 60, 120), "4.2": (240, 60, 120),
-}
-SPLITS = ("train", "validation", "test")
-VALIDATION_FRACTION = 0.2  # agent spec: validation = a random 20% of each type's trials
+__all__ = ["PAPER_COUNTS", "SPLITS", "generate", "make_trial", "plan_jobs", "split_counts",
+           "trial_balance"]
+# Recorded in the manifest: a dataset of an earlier design (test folders twice the paper's,
+# uncounterbalanced cues) is never resumed into.
+DESIGN = "pairs-counterbalanced"
 MAX_ATTEMPTS = 40  # resamples before a trial is declared impossible (a bug, not bad luck)
 
 
@@ -58,14 +61,12 @@ def parse_types(text: str | None) -> list[str]:
     return sorted(set(types), key=TRIAL_TYPES.index)
 
 
-def split_counts(trial_type: str, scale: float) -> dict[str, int]:
-    """Trials per split for one type at a scale (at least 1 each when scale > 0)."""
-    if not 0 < scale <= 1:
-        raise UserError(f"--scale must be in (0, 1], got {scale}")
-    train, val, test = PAPER_COUNTS[trial_type]
-    pool = max(2, round((train + val) * scale))
-    n_val = max(1, round(pool * VALIDATION_FRACTION))
-    return {"train": pool - n_val, "validation": n_val, "test": max(1, round(test * scale))}
+def trial_balance(seed: int, trial_type: str, group: str, member: int) -> Balance:
+    """The counterbalanced cues of one trial: drawn for its pair (members 2k, 2k+1 of a
+    ``group``, "test" or the train/validation "pool"), flipped for the odd member."""
+    rng = rng_for(seed, "agent3d-balance", trial_type, group, member // 2)
+    drawn = Balance(**{name: bool(rng.integers(2)) for name in sorted(vars(Balance()))})
+    return drawn.flipped() if member % 2 else drawn
 
 
 def plan_jobs(seed: int, types: Iterable[str], splits: Sequence[str], scale: float,
@@ -83,8 +84,10 @@ def plan_jobs(seed: int, types: Iterable[str], splits: Sequence[str], scale: flo
             members = chosen[split] if split != "test" else list(range(counts["test"]))
             for index, member in enumerate(members):
                 key = ("test", member) if split == "test" else ("pool", member)
+                balance = trial_balance(seed, trial_type, *key)
                 params: dict[str, Any] = {"trial_type": trial_type, "split": split,
                                           "index": index, "extended": extended,
+                                          "balance": vars(balance),
                                           "render": _render_params(render)}
                 jobs.append(Job(name=f"{trial_type}/{split}/{index}",
                                 seed=derive_seed(seed, "agent3d", trial_type, *key),
@@ -100,15 +103,19 @@ def _render_params(render: RenderOptions | None) -> dict[str, Any] | None:
 
 
 def make_trial(trial_type: str, split: str, index: int, seed: int,
-               extended: bool = False) -> Trial:
-    """Build one trial (resampling a scene that does not fit its type)."""
+               extended: bool = False, balance: Balance | None = None) -> Trial:
+    """Build one trial (resampling a scene that does not fit its type). Without ``balance``
+    (hand-made trials, tests) the cues alternate with the index: even indices take
+    ``Balance()``, odd ones its flip."""
     recipe = RECIPES[trial_type]
+    if balance is None:
+        balance = Balance().flipped() if index % 2 else Balance()
     room = sample_room(rng_for(seed, "room"))  # per trial, apart from the resampled recipes
     problems = []
     for attempt in range(MAX_ATTEMPTS):
         ctx = Context(rng=rng_for(seed, "attempt", attempt), scenario=scenario_of(trial_type),
                       trial_type=trial_type, seed=seed, surprising=split == "test",
-                      extended=extended, index=index, room=room)
+                      extended=extended, index=index, room=room, balance=balance)
         try:
             videos = recipe(ctx)
         except (RecipeError, MotionError, NoPathError) as exc:
@@ -124,8 +131,9 @@ def make_trial(trial_type: str, split: str, index: int, seed: int,
 def build_trial_job(job: Job, staging: Path) -> None:
     """``core.runner`` builder: simulate one trial and write it under its released path."""
     params = job.params
+    balance = Balance(**params["balance"]) if params.get("balance") else None
     trial = make_trial(params["trial_type"], params["split"], params["index"], job.seed,
-                       params.get("extended", False))
+                       params.get("extended", False), balance)
     render = RenderOptions(**params["render"]) if params.get("render") else None
     relpath = trial_relpath(trial.scenario, trial.trial_type, trial.split, trial.index)
     write_trial(trial, staging / relpath, render)
@@ -141,7 +149,7 @@ def generate(out_dir: Path, seed: int = 0, types: Iterable[str] | None = None,
         if split not in SPLITS:
             raise UserError(f"unknown split {split!r}; use train, validation or test")
     jobs = plan_jobs(seed, types, splits, scale, render, extended)
-    info = {"generator": "socialbench.agent3d", "seed": seed, "types": types,
+    info = {"generator": "socialbench.agent3d", "design": DESIGN, "seed": seed, "types": types,
             "splits": list(splits), "scale": scale, "extended_shapes": extended,
             "render": _render_params(render)}
     return run_jobs(out_dir, jobs, build_trial_job, workers=workers,

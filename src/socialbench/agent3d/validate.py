@@ -18,7 +18,12 @@ What is checked, per trial (``validate_trial``):
   it gives up, of no goal at all.
 - Structure: 1 familiarization video (4 in scenario 4); a surprising video in test trials only.
 - Scenario 3: the occluder stands through familiarization and, in each test video, stands
-  and then falls; expected and surprising move the agent identically.
+  and then falls; expected and surprising move the agent identically. What the camera sees
+  (``check_camera_view``): each video's files are its ground truth (``_meta/``) as the camera
+  sees it; the pictures hide what the design hides (the agent shows in at least 60% of the
+  frames in which it moves but not all, every jump in part, every goal at least half
+  throughout, the wall never before the occluder falls); expected and surprising list the same
+  entities until the occluder falls.
 - Pairs share familiarization: all videos of a trial show the same agent; the test videos'
   goal objects all appear in familiarization; expected and surprising start the agent at the
   same place with the same goal objects at the same places.
@@ -29,7 +34,9 @@ And over the whole dataset (``check_dataset``, from ``trial.json`` and ``scene_c
   ``trial.json``, both folders present); no train/validation trial lists a surprising one;
 - scenario 1: half of each type's test trials swap the two objects' sides between
   familiarization and test (AGENT paper: "half of the tests swap object positions"): with n
-  test trials of a type, floor(n/2) or ceil(n/2) swap, judged from the goals' positions.
+  test trials of a type, floor(n/2) or ceil(n/2) swap, judged from the goals' positions;
+- the paper's counts (with the generator's manifest) and no cue but the agent's behaviour
+  telling the preferred object in scenarios 1 and 4 (``validate_design``).
 """
 
 from __future__ import annotations
@@ -46,19 +53,27 @@ from socialbench.agent3d.io import (
     CONFIG_FILE,
     EXPECTED,
     FACE_NAMES,
+    META_DIR,
     STATES_FILE,
     SURPRISING,
     TRIAL_FILE,
     box_points,
+    config_to_json,
     entity_table,
     find_trials,
     load_trial,
+    meta_path,
     named_videos,
     quaternion_matrices,
     read_json,
+    state_info_text,
+    truth_dir,
 )
 from socialbench.agent3d.physics import p
+from socialbench.agent3d.scenarios.unobserved_constraints import picture_problems
 from socialbench.agent3d.schema import EntitySpec, Trial, Video
+from socialbench.agent3d.validate_design import answer_cues, check_counts, check_cues
+from socialbench.agent3d.visibility import camera_view, occlusion, video_visibility
 from socialbench.core.errors import UserError
 from socialbench.core.parallel import ordered_map
 from socialbench.core.progress import progress_bar
@@ -116,6 +131,8 @@ def check_dataset(root: Path, trials: list[Path]) -> list[str]:
     """Dataset-level design checks (see the module docstring); reads only the small JSON files."""
     problems = []
     swaps: dict[str, list[bool]] = {}
+    found: list[tuple[str, str]] = []  # (type, split) of every trial: the counts
+    cues: dict[str, list[dict[str, bool]]] = {}
     for trial_dir in trials:
         rel = Path(trial_dir).relative_to(root).as_posix()
         try:
@@ -124,6 +141,9 @@ def check_dataset(root: Path, trials: list[Path]) -> list[str]:
                 problems.append(f"{rel}: {TRIAL_FILE} is not a JSON object")
                 continue
             split, test = meta.get("split"), meta.get("test")
+            found.append((str(meta.get("trial_type")), str(split)))
+            if (trial_cues := answer_cues(Path(trial_dir), meta)) is not None:
+                cues.setdefault(str(meta.get("trial_type")), []).append(trial_cues)
             if split == "test":
                 wanted = {"expected": EXPECTED, "surprising": SURPRISING}
                 if test != wanted or any(not (Path(trial_dir) / v / CONFIG_FILE).is_file()
@@ -144,7 +164,7 @@ def check_dataset(root: Path, trials: list[Path]) -> list[str]:
         if count not in (n // 2, (n + 1) // 2):
             problems.append(f"type {trial_type}: {count} of {n} test trials swap the objects' "
                             f"sides; half of them should (AGENT paper)")
-    return problems
+    return problems + check_counts(root, found) + check_cues(cues)
 
 
 def _sides_swapped(trial_dir: Path) -> bool | None:
@@ -190,6 +210,7 @@ def validate_trial(trial_dir: Path) -> list[str]:
         problems += [where + m for m in found]
     problems += check_pairing(trial)
     problems += check_occluder(trial)
+    problems += check_camera_view(trial, Path(trial_dir))
     return problems
 
 
@@ -394,6 +415,43 @@ def check_occluder(trial: Trial) -> list[str]:
                                  np.abs(tracks[0] - tracks[1]).max() > START_TOLERANCE):
             problems.append("expected and surprising move the agent differently (scenario 3 "
                             "shows the same trajectory)")
+    return problems
+
+
+def check_camera_view(trial: Trial, trial_dir: Path) -> list[str]:
+    """Scenario 3: each video's files are its ground truth as the camera sees it (byte for
+    byte what the writer makes of the truth in ``_meta/``), its pictures hide what the design
+    hides (``unobserved_constraints.picture_problems``), familiarization never shows the wall,
+    and the expected and surprising files list the same entities until the occluder falls."""
+    if trial.scenario != OCCLUDER_SCENARIO:
+        return []
+    problems, views, reveals = [], {}, {}
+    truth = truth_dir(meta_path(trial_dir))
+    for folder, video in named_videos(trial):
+        if not (truth / folder / STATES_FILE).is_file():
+            problems.append(f"{folder}: no ground truth in {META_DIR}/ (the files of a scenario-3 "
+                            f"video keep only what the camera sees); regenerate the dataset")
+            continue
+        visibility = video_visibility(video)
+        view = camera_view(video, visibility)
+        stored = [read_json(trial_dir / folder / CONFIG_FILE),
+                  (trial_dir / folder / STATES_FILE).read_text()]
+        if stored != [config_to_json(view.config), state_info_text(view) + "\n"]:
+            problems.append(f"{folder}: {CONFIG_FILE} / {STATES_FILE} are not the ground truth as "
+                            f"the camera sees it")
+        problems += [f"{folder}: {p}" for p in picture_problems(video, visibility)]
+        if folder.startswith("Familiarization") and \
+                any(s.kind == "obstacle" for s in view.config.entities):
+            problems.append(f"{folder}: the camera sees the obstacle in familiarization")
+        views[folder], reveals[folder] = view, occlusion(video, visibility).reveal
+    if EXPECTED in views and SURPRISING in views:
+        until = min(r if r is not None else len(views[f].frames)
+                    for f, r in reveals.items() if f in (EXPECTED, SURPRISING))
+        lists = [[[s.id for s in frame] for frame in views[f].frames[:until]]
+                 for f in (EXPECTED, SURPRISING)]
+        if lists[0] != lists[1]:
+            problems.append("expected and surprising list different entities before the "
+                            "occluder falls")
     return problems
 
 

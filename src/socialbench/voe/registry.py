@@ -22,10 +22,22 @@ _MODULES: dict[str, dict[str, str]] = {
         "shortcut-path": "socialbench.observers.bib.shortcuts",
         "shortcut-direct": "socialbench.observers.bib.shortcuts",
         "shortcut-key": "socialbench.observers.bib.shortcuts",
+        "control-novelty": "socialbench.observers.bib.controls",
+        "control-duration": "socialbench.observers.bib.controls",
+        "control-speed": "socialbench.observers.bib.controls",
+        "control-contrast": "socialbench.observers.bib.controls",
         "inverse-planning": "socialbench.observers.bib.inverse_planning",
         "mask": "socialbench.observers.bib.mask",
     },
-    "agent": {},
+    "agent": {
+        "control-first-goal": "socialbench.observers.agent.controls",
+        "control-lowest-id": "socialbench.observers.agent.controls",
+        "control-left-goal": "socialbench.observers.agent.controls",
+        "control-colour": "socialbench.observers.agent.controls",
+        "control-shape": "socialbench.observers.agent.controls",
+        "control-familiar-side": "socialbench.observers.agent.controls",
+        "control-first-video": "socialbench.observers.agent.controls",
+    },
 }
 
 _FACTORIES: dict[tuple[str, str], Callable[..., Observer]] = {}

@@ -6,9 +6,12 @@ jump (in tests the hardest may be 0.9 m tall, which it walks round; agent spec),
 platform the object stands on, or a ramp up to such a platform.
 The agent has a reward for each object, the preferred one's clearly higher (``rewards`` in the
 annotations); it goes to the object of highest reward minus path cost. One familiarization
-video shows it going to the preferred object. Half of the tests (odd trial indices) swap the two
-objects' sides. *Expected*: the agent goes to the preferred object; *surprising*: to the other.
-The four types vary which object costs more to reach (path costs come from the planner).
+video shows it going to the preferred object. Half of the tests swap the two objects' sides.
+*Expected*: the agent goes to the preferred object; *surprising*: to the other. The four types
+vary which object costs more to reach (path costs come from the planner). Which object is
+preferred is counterbalanced against its id (and so its place in the entity lists), its side
+at test, its colour code and its shape, and the swap against the trial: each holds in exactly
+one trial of every consecutive pair (``Context.balance``).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from socialbench.agent3d.layout import constants, placement
 from socialbench.agent3d.layout.geometry import Layout
 from socialbench.agent3d.layout.placement import pick
 from socialbench.agent3d.planning import choose_goal, efficient_plan
+from socialbench.agent3d.scenarios.balance import goal_roles
 from socialbench.agent3d.scenarios.common import Context, RecipeError, simulate
 from socialbench.agent3d.scenarios.registry import TrialVideos, recipe
 
@@ -50,18 +54,18 @@ def _scene(ctx: Context, looks: list, agent: tuple, sides: tuple[int, int], kind
 def _build(ctx: Context, fam_levels: tuple[int, int], test_levels: tuple[int, int],
            fam_order: str, test_order: str) -> TrialVideos:
     """Levels are (preferred, other); orders say how their costs compare: "=", ">" or "<"."""
-    agent_shape, agent_color, looks = placement.sample_looks(ctx.rng, 2, ctx.extended)
+    agent_shape, agent_color, sampled = placement.sample_looks(ctx.rng, 2, ctx.extended)
     agent = (agent_shape, agent_color)
-    preferred = constants.FIRST_GOAL_ID + int(ctx.rng.integers(2))
-    other = constants.FIRST_GOAL_ID + constants.FIRST_GOAL_ID + 1 - preferred
+    roles = goal_roles(ctx.balance, sampled)  # ids, looks and sides tell nothing of the answer
+    preferred, other, looks = roles.preferred, roles.other, roles.looks
     less = float(ctx.rng.uniform(*LESS_REWARD))
     rewards = {preferred: round(less + float(ctx.rng.uniform(*PREFERENCE_GAP)), 3),
                other: round(less, 3)}
-    swapped = ctx.index % 2 == 1
+    swapped = ctx.balance.swapped
     ctx.notes.update({"rewards": {str(k): v for k, v in sorted(rewards.items())},
                       "preferred_goal_id": preferred, "swapped": swapped})
-    fam_sides = (-1, 1) if ctx.rng.random() < 0.5 else (1, -1)
-    test_sides = fam_sides[::-1] if swapped else fam_sides
+    test_sides = roles.sides
+    fam_sides = test_sides[::-1] if swapped else test_sides
     kind = str(pick(ctx.rng, placement.OBSTACLE_KINDS))
     layouts = []
     for sides, levels, order, test in ((fam_sides, fam_levels, fam_order, False),

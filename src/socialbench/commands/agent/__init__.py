@@ -1,15 +1,17 @@
-"""`socialbench agent ...`: generate and validate AGENT datasets (one module per sub-command)."""
+"""`socialbench agent ...`: generate, validate and audit AGENT datasets (one module per
+sub-command)."""
 
 import click
 
+from socialbench.commands.agent.audit import audit
 from socialbench.commands.agent.generate import generate
 from socialbench.commands.agent.validate import validate
 
 
 @click.group(name="agent")
 def agent() -> None:
-    """AGENT (3D physical trials, PyBullet): generate and validate datasets."""
+    """AGENT (3D physical trials, PyBullet): generate, validate and audit datasets."""
 
 
-for _command in (generate, validate):
+for _command in (generate, validate, audit):
     agent.add_command(_command)

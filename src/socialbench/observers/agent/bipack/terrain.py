@@ -1,0 +1,143 @@
+"""BIPaCK's rebuilt scene: the boxes of one video as a height field the planner walks on.
+
+The paper rebuilds each scene in PyBullet with every obstacle a box and the agent and objects
+spheres, then lets RRT* search it. Our scenes are axis-aligned boxes on a floor (walls, platforms,
+raised floor pieces with chasms between, ramps as wedges), so a height field sampled every
+``cell`` metres holds the same geometry a downward ray cast into the PyBullet scene would give:
+per cell the height of the top surface and whether the agent may stand there (floor, a
+platform's top, a ramp; not a wall's top, not the bottom of a chasm).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import ndimage
+
+from socialbench.observers.agent.tracks import VideoTracks
+
+CELL = 0.1  # metres per grid cell
+MARGIN = 0.9  # metres of floor kept around the scene's agent, goals and obstacles
+PLATFORM_MIN_SIDE = 0.55  # an obstacle box this wide both ways has a top to stand on
+STEP = 0.09  # the most the surface may rise between neighbouring cells while walking (ramps)
+CLEARANCE = 0.15  # the agent's radius (0.1) and a margin kept from edges and walls
+
+# surface kinds
+FLOOR, RAISED, PLATFORM, WALL, RAMP, CHASM = range(6)
+LANDABLE = (FLOOR, RAISED, PLATFORM, RAMP)
+
+
+@dataclass(frozen=True)
+class Terrain:
+    """A height field over the scene: ``height`` and ``kind`` per cell, ``walkable`` cells (the
+    agent's body fits there on even ground) and the grid's origin (centre of cell [0, 0])."""
+
+    height: np.ndarray  # (nx, ny)
+    kind: np.ndarray  # (nx, ny) surface kinds
+    walkable: np.ndarray  # (nx, ny) bool
+    origin: np.ndarray  # (2,) x, y of cell [0, 0]
+    cell: float = CELL
+
+    def point(self, ij: np.ndarray) -> np.ndarray:
+        """Cell indices (..., 2) -> x, y of their centres."""
+        return self.origin + np.asarray(ij, float) * self.cell
+
+    def cell_of(self, xy: np.ndarray) -> np.ndarray:
+        ij = np.rint((np.asarray(xy, float) - self.origin) / self.cell).astype(int)
+        return np.clip(ij, 0, np.array(self.height.shape) - 1)
+
+
+def scene_boxes(tracks: VideoTracks) -> list[tuple[str, str, np.ndarray, np.ndarray, float]]:
+    """(class, shape, centre, half extents, yaw) of every floor piece and obstacle the video
+    shows, at its last seen place; occluders are left out (the paper removes them)."""
+    boxes = []
+    for i, cls in enumerate(tracks.classes):
+        if cls not in ("floor", "obstacle") or not tracks.seen(i):
+            continue
+        centre, half = tracks.last_seen_box(i)
+        t = int(np.flatnonzero(tracks.visible[:, i])[-1])
+        boxes.append((cls, tracks.shapes[i], centre, half, float(tracks.yaw[t, i])))
+    return boxes
+
+
+def _bounds(tracks: VideoTracks) -> tuple[np.ndarray, np.ndarray]:
+    low, high = np.full(2, np.inf), np.full(2, -np.inf)
+    for i, cls in enumerate(tracks.classes):
+        if cls in ("agent", "goal", "obstacle") and tracks.seen(i):
+            centre, half = tracks.last_seen_box(i)
+            first = tracks.centres[np.flatnonzero(tracks.visible[:, i])[0], i]
+            for c in (centre, first):
+                low = np.minimum(low, c[:2] - half[:2])
+                high = np.maximum(high, c[:2] + half[:2])
+    if not np.isfinite(low).all():
+        raise ValueError("the video shows no agent, goal or obstacle")
+    return low - MARGIN, high + MARGIN
+
+
+def build_terrain(tracks: VideoTracks, cell: float = CELL) -> Terrain:
+    """Rasterize the video's boxes into a :class:`Terrain`."""
+    low, high = _bounds(tracks)
+    shape = np.ceil((high - low) / cell).astype(int) + 1
+    xs = low[0] + np.arange(shape[0]) * cell
+    ys = low[1] + np.arange(shape[1]) * cell
+    gx, gy = np.meshgrid(xs, ys, indexing="ij")
+    height = np.full(gx.shape, -np.inf)
+    kind = np.full(gx.shape, CHASM)
+    base = None
+    for cls, shp, centre, half, yaw in sorted(scene_boxes(tracks), key=lambda b: b[2][2] + b[3][2]):
+        # a cell belongs to a box when the box overlaps it (thin walls always show)
+        inside = ((np.abs(gx - centre[0]) <= half[0] + cell / 2)
+                  & (np.abs(gy - centre[1]) <= half[1] + cell / 2))
+        if not inside.any():
+            continue
+        top = centre[2] + half[2]
+        if cls == "floor":
+            if half[0] > 4 and half[1] > 4:  # the room's floor: the level chasms fall to
+                base = top
+                surface, what = np.full(gx.shape, top), FLOOR
+            else:
+                surface, what = np.full(gx.shape, top), RAISED
+        elif shp == "ramp":
+            surface, what = _ramp_surface(gx, gy, centre, half, yaw), RAMP
+        else:
+            wide = min(half[0], half[1]) * 2 >= PLATFORM_MIN_SIDE
+            surface, what = np.full(gx.shape, top), (PLATFORM if wide else WALL)
+        higher = inside & (surface >= height)
+        height[higher] = surface[higher]
+        kind[higher] = what
+    if base is None:
+        base = 0.0
+    uncovered = ~np.isfinite(height)
+    height[uncovered] = base
+    kind[uncovered] = FLOOR
+    if (kind == RAISED).any():  # between raised floor pieces, the room's floor is a chasm
+        kind[kind == FLOOR] = CHASM
+    return Terrain(height=height, kind=kind, walkable=_walkable(height, kind, cell),
+                   origin=low.copy(), cell=cell)
+
+
+def _ramp_surface(gx: np.ndarray, gy: np.ndarray, centre: np.ndarray, half: np.ndarray,
+                  yaw: float) -> np.ndarray:
+    """A wedge rising along its own +x from its bottom to its top."""
+    u = (gx - centre[0]) * np.cos(yaw) + (gy - centre[1]) * np.sin(yaw)
+    run = abs(half[0] * np.cos(yaw)) + abs(half[1] * np.sin(yaw))
+    frac = np.clip((u + run) / (2 * run), 0.0, 1.0)
+    return centre[2] - half[2] + 2 * half[2] * frac
+
+
+def _walkable(height: np.ndarray, kind: np.ndarray, cell: float) -> np.ndarray:
+    """Landable cells whose neighbourhood (the agent's radius and a margin) holds no wall, chasm
+    or cliff (a jump in height between neighbouring cells larger than a ramp's)."""
+    padded = np.pad(height, 1, mode="edge")
+    cliff = np.zeros(height.shape, bool)
+    for dx in (-1, 0, 1):
+        for dy in (-1, 0, 1):
+            shifted = padded[1 + dx:1 + dx + height.shape[0], 1 + dy:1 + dy + height.shape[1]]
+            cliff |= np.abs(shifted - height) > STEP * max(1.0, np.hypot(dx, dy))
+    bad = cliff | ~np.isin(kind, LANDABLE)
+    r = int(np.ceil(CLEARANCE / cell))
+    disk = np.hypot(*np.mgrid[-r:r + 1, -r:r + 1]) * cell <= CLEARANCE + 1e-9
+    near_bad = ndimage.binary_dilation(bad, structure=disk)
+    # a cliff cell is also the lower cell at a platform's foot: keep the agent off both sides
+    return np.isin(kind, LANDABLE) & ~near_bad
