@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from socialbench.bib import style
 from socialbench.bib.io.layout import train_validation_split
 from socialbench.bib.io.write import write_chunks, write_episodes
 from socialbench.bib.schema import CELL, Block, Episode, Frame, Run, Trial
@@ -62,6 +63,13 @@ class Split:
 
 
 _EVAL_COUNTS = {name: 1000 for name in EVAL_TASKS}  # bib paper: 1000 episodes per task
+# The released evaluation set v1.1, as later work reports it (bib spec): ``--counts released``.
+RELEASED_EVAL_COUNTS = {
+    "preference": 1000, "multi_agent": 1000, "inaccessible_goal": 1111, "efficiency_path": 1500,
+    "efficiency_time": 1000, "efficiency_irrational": 1000, "instrumental_no_barrier": 999,
+    "instrumental_inconsequential_barrier": 330, "instrumental_blocking_barrier": 327,
+}
+COUNT_SETS = ("paper", "released")
 SPLITS: dict[str, Split] = {
     "eval": Split("eval", EVAL_TASKS, TRAIN, _EVAL_COUNTS),
     "eval-new-shapes": Split("eval-new-shapes", EVAL_TASKS, NEW, _EVAL_COUNTS),
@@ -78,6 +86,21 @@ def get_split(name: str) -> Split:
     if name not in SPLITS:
         raise UserError(f"unknown split {name!r}; choose one of {', '.join(SPLITS)}")
     return SPLITS[name]
+
+
+def task_counts(split: Split, tasks: Sequence[str], counts: str = "paper",
+                episodes: int | None = None) -> dict[str, int]:
+    """Episodes per task: ``episodes`` for every task, else the ``counts`` set: ``paper`` (the
+    paper's sizes) or ``released`` (the released v1.1 evaluation counts; evaluation splits)."""
+    if counts not in COUNT_SETS:
+        raise UserError(f"unknown --counts {counts!r}; choose one of {', '.join(COUNT_SETS)}")
+    if counts == "released" and split.name == "train":
+        raise UserError("--counts released: the released counts are known for the evaluation "
+                        "splits only; use --counts paper for train")
+    if episodes is not None:
+        return {t: episodes for t in tasks}
+    table = RELEASED_EVAL_COUNTS if counts == "released" else split.default_episodes
+    return {t: table[t] for t in tasks}
 
 
 def parse_tasks(split: Split, tasks: str | Sequence[str] | None) -> list[str]:
@@ -109,9 +132,10 @@ def problems(recipe: Recipe, built: Built) -> list[str]:
 
 
 def build_episode(recipe: Recipe, shapes: ShapeSet, seed: int, index: int, *,
-                  check: bool = True) -> Built:
+                  check: bool = True, scene_style: style.SceneStyle = style.RELEASED) -> Built:
     """Build one episode; a layout breaking a design constraint is redrawn from
     ``derive_seed(seed, "attempt", n)``, so the result depends on the seed alone.
+    ``scene_style`` is how the scene looks (:mod:`socialbench.bib.style`).
 
     With ``check``, the episode must also pass the validator (:mod:`bib.validate`); one that
     does not is redrawn too and counted in ``meta["rejected"]``, so no invalid episode is ever
@@ -121,7 +145,8 @@ def build_episode(recipe: Recipe, shapes: ShapeSet, seed: int, index: int, *,
     for attempt in range(MAX_ATTEMPTS):
         rng = np.random.default_rng(derive_seed(seed, "attempt", attempt))
         try:
-            built = recipe.build(rng, shapes, index)
+            with style.using(scene_style):
+                built = recipe.build(rng, shapes, index)
         except Resample:
             continue
         found = problems(recipe, built) if check else []
@@ -136,16 +161,18 @@ def build_episode(recipe: Recipe, shapes: ShapeSet, seed: int, index: int, *,
                        f"{'; validator: ' + rejected[-1] if rejected else ''})")
 
 
-def list_border_repeats(built: Built, count: int, seed: int) -> None:
-    """The released quirk, optional: list ``count`` random border-ring cells among the random
-    walls of every trial (bib spec: the released ``walls`` lists the random cells, some of them
-    on the border, then the 36-cell ring, so those border cells appear twice).
+def list_border_repeats(built: Built, count: int | tuple[int, int], seed: int) -> None:
+    """The released quirk: list ``count`` random border-ring cells (a number, or a range
+    ``(low, high)`` drawn per wall list) among the random walls of every trial (bib spec: the
+    released ``walls`` lists the random cells, some of them on the border, then the 36-cell
+    ring, so those border cells appear twice).
 
     Each distinct wall list gets its own cells and places, drawn from ``seed`` and the list's
     content, so equal lists stay equal (a pair's shared test walls, a layout's 9 trials).
     The released samples list 2-5 such cells; the grid, paths and pixels do not change.
     """
-    if count <= 0:
+    low, high = (count, count) if isinstance(count, int) else count
+    if high <= 0:
         return
     ring = sorted(set(BORDER))
     n_ring = len(BORDER)
@@ -156,7 +183,9 @@ def list_border_repeats(built: Built, count: int, seed: int) -> None:
         if walls not in listed:
             cells = [b.cell for b in walls[:-n_ring]]
             rng = np.random.default_rng(derive_seed(seed, "border-repeats", *cells))
-            for k in rng.choice(len(ring), size=count, replace=False):
+            # A fixed count draws nothing here (the earlier files, byte for byte).
+            size = low if low == high else int(rng.integers(low, high + 1))
+            for k in rng.choice(len(ring), size=size, replace=False):
                 c = ring[int(k)]
                 cells.insert(int(rng.integers(len(cells) + 1)), c)
             listed[walls] = (*(Block(c[0] * CELL, c[1] * CELL) for c in cells),
@@ -212,8 +241,10 @@ def _build_job(job: Job, staging: Path) -> Written:
     p = job.params
     split = SPLITS[p["split"]]
     recipe = split.tasks[p["task"]]
-    built = build_episode(recipe, split.shapes, job.seed, p["index"])
-    list_border_repeats(built, p.get("border_repeats", 0), job.seed)
+    look = style.get_style(p.get("scene_style", style.TIDY.name))
+    built = build_episode(recipe, split.shapes, job.seed, p["index"], scene_style=look)
+    repeats = p.get("border_repeats")
+    list_border_repeats(built, look.border_repeats if repeats is None else repeats, job.seed)
     ident = episode_id(p["index"], recipe.code)
     outcomes = [(True, built.expected)]
     if built.unexpected is not None:
@@ -247,12 +278,18 @@ def _build_job(job: Job, staging: Path) -> Written:
 
 
 def make_jobs(split: Split, tasks: Sequence[str], episodes: Mapping[str, int], seed: int,
-              video: bool, border_repeats: int = 0) -> list[Job]:
+              video: bool, border_repeats: int | None = None,
+              scene_style: str = style.DEFAULT_STYLE) -> list[Job]:
+    """One job per episode. ``border_repeats`` None: the scene style's own (released: 2-5 per
+    wall list; tidy: none). A tidy job's parameters are the earlier generator's."""
     jobs = []
     for task in tasks:
         for index in range(episodes[task]):
-            params = {"split": split.name, "task": task, "index": index, "video": video}
-            if border_repeats:
+            params: dict[str, Any] = {"split": split.name, "task": task, "index": index,
+                                      "video": video}
+            if scene_style != style.TIDY.name:
+                params["scene_style"] = scene_style
+            if border_repeats is not None and (border_repeats or scene_style != style.TIDY.name):
                 params["border_repeats"] = border_repeats
             jobs.append(Job(name=f"{task}/{index:06d}",
                             seed=derive_seed(seed, split.name, task, index), params=params))
@@ -272,36 +309,45 @@ def _validation_info(split: Split, tasks: Sequence[str],
 
 def generate(out: Path, split: str = "eval", *, tasks: str | Sequence[str] | None = None,
              episodes: int | None = None, seed: int = 0, workers: int = 1, video: bool = True,
-             show_progress: bool = True, border_repeats: int = 0) -> dict[str, Any]:
+             show_progress: bool = True, border_repeats: int | None = None,
+             scene_style: str = style.DEFAULT_STYLE, counts: str = "paper") -> dict[str, Any]:
     """Generate (or finish generating) a BIB split under ``out``; return the audit.
 
-    ``episodes`` overrides every task's count (default: the paper's sizes). Re-running the same
+    ``episodes`` overrides every task's count; else ``counts`` picks them (``paper``: the
+    paper's sizes; ``released``: the released v1.1 evaluation set's). Re-running the same
     command resumes; the same seed gives byte-identical files whatever ``workers`` is.
-    ``border_repeats`` > 0 reproduces the released ``walls`` quirk (that many border cells
-    also listed among the random walls; :func:`list_border_repeats`); off by default.
+    ``scene_style``: ``released`` (scenes with the real files' statistics) or ``tidy`` (the
+    earlier generator's, byte for byte). ``border_repeats`` sets the released ``walls`` quirk
+    (that many border cells also listed among the random walls; :func:`list_border_repeats`);
+    None leaves it to the style (released: 2-5 per wall list; tidy: none).
     """
     chosen = get_split(split)
     names = parse_tasks(chosen, tasks)
+    look = style.get_style(scene_style)
     if episodes is not None and episodes < 1:
         raise UserError(f"--episodes must be at least 1, got {episodes}")
     if seed < 0:
         raise UserError(f"--seed must be 0 or more, got {seed}")
-    if not 0 <= border_repeats <= MAX_BORDER_REPEATS:
+    if border_repeats is not None and not 0 <= border_repeats <= MAX_BORDER_REPEATS:
         raise UserError(f"--border-repeats must be 0-{MAX_BORDER_REPEATS}, got {border_repeats}")
-    counts = {t: episodes if episodes is not None else chosen.default_episodes[t] for t in names}
+    sizes = task_counts(chosen, names, counts, episodes)
     info: dict[str, Any] = {
         "generator": GENERATOR, "benchmark": "bib", "split": chosen.name, "seed": seed,
-        "tasks": names, "episodes": counts, "video": video, "shapes": chosen.shapes.name,
+        "tasks": names, "episodes": sizes, "video": video, "shapes": chosen.shapes.name,
         "task_codes": {t: chosen.tasks[t].code for t in names},
     }
+    if look is not style.TIDY:
+        info["scene_style"] = look.name
+    if counts != "paper":
+        info["counts"] = counts
     if border_repeats:
         info["border_repeats"] = border_repeats
     if chosen.name == "train":
-        info["validation"] = _validation_info(chosen, names, counts)
+        info["validation"] = _validation_info(chosen, names, sizes)
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out} is a file; give a folder")
-    jobs = make_jobs(chosen, names, counts, seed, video, border_repeats)
+    jobs = make_jobs(chosen, names, sizes, seed, video, border_repeats, look.name)
     run_jobs(out, jobs, build_job, workers=workers, description=f"bib {chosen.name}",
              dataset_info=info, show_progress=show_progress)
     return write_audit(out, names)

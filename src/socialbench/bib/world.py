@@ -15,9 +15,10 @@ from functools import lru_cache
 
 import numpy as np
 
+from socialbench.bib import style
 from socialbench.bib.schema import CELL, GRID
 from socialbench.bib.shapes import HOME_PATH, KEY_PATH, LOCK_PATH, ShapeSet
-from socialbench.core.grid_planning import flood
+from socialbench.core.grid_planning import distances_from, flood
 
 Cell = tuple[int, int]
 Point = tuple[float, float]
@@ -31,12 +32,12 @@ LOCK_HALF = 8  # ours
 HOME_COLOR = (255, 105, 180)  # bib spec: pink home
 KEY_COLOR = (255, 215, 0)  # ours
 LOCK_COLOR = (139, 69, 19)  # ours
-# Off-centre placement of icons in their cell, in px. The released files place icons at
-# arbitrary pixel offsets (bib spec); we keep an icon's centre within 4 px of its cell's centre so
-# the agent (half-side 6) standing on any placement stays inside its free cell.
+# Off-centre placement of icons in their cell, in px, in the tidy style (style.TIDY): an icon's
+# centre within 4 px of its cell's centre, so the agent (half-side 6) standing on any placement
+# stays inside its free cell. The released style reaches farther (:func:`place`).
 JITTER_PX = 4
-# Icon colours (ours: the released palette is not published); none is pink (home), black
-# (walls), green (barrier) or white (background), so colours stay distinct from the scene.
+# Icon colours of the tidy style (ours); none is pink (home), black (walls), green (barrier) or
+# white (background). The released style uses style.RELEASED_*_COLORS.
 PALETTE: tuple[tuple[int, int, int], ...] = (
     (245, 222, 179), (0, 255, 255), (0, 0, 128), (255, 0, 0), (0, 0, 255), (255, 165, 0),
     (128, 0, 128), (165, 42, 42), (128, 128, 128), (255, 255, 0), (0, 128, 128),
@@ -121,6 +122,64 @@ def jittered(rng: np.random.Generator, c: Cell, jitter: int = JITTER_PX) -> tupl
     x, y = centre_of(c)
     dx, dy = rng.integers(-jitter, jitter + 1, size=2)
     return int(x + dx), int(y + dy)
+
+
+def place(rng: np.random.Generator, c: Cell, blocked: np.ndarray, half: int) -> tuple[int, int]:
+    """A pixel centre for an icon of half-side ``half`` in free cell ``c``, in the current style.
+
+    Tidy: :func:`jittered` (``blocked`` and ``half`` unused, the earlier draws exactly).
+    Released: off the cell's centre by -reach..reach-1 px per axis (the real files' offsets span
+    -10..9: a centre stays in its cell), then pulled back just enough that the icon's square
+    overlaps no blocked cell (real icons never overlap a wall), so the agent can still reach it.
+    """
+    look = style.current()
+    if look.name == style.TIDY.name:
+        return jittered(rng, c)
+    reach = look.home_reach if half <= HOME_HALF else look.object_reach  # home, key: small
+    dx, dy = (int(v) for v in rng.integers(-reach, reach, size=2))
+    dx, dy = _clear_offsets(blocked, c, dx, dy, CELL // 2 - half)
+    x, y = centre_of(c)
+    return x + dx, y + dy
+
+
+def _clear_offsets(blocked: np.ndarray, c: Cell, dx: int, dy: int, room: int) -> tuple[int, int]:
+    """Offsets pulled back to ``room`` (the px a square can move before leaving its cell) on
+    every side whose neighbour cell is blocked, the diagonal neighbour included."""
+    sx, sy = (1 if dx > 0 else -1), (1 if dy > 0 else -1)
+    if abs(dx) > room and blocked[c[0] + sx, c[1]]:
+        dx = sx * room
+    if abs(dy) > room and blocked[c[0], c[1] + sy]:
+        dy = sy * room
+    if abs(dx) > room and abs(dy) > room and blocked[c[0] + sx, c[1] + sy]:
+        if abs(dx) < abs(dy):  # the smaller lean gives way
+            dx = sx * room
+        else:
+            dy = sy * room
+    return dx, dy
+
+
+def cells_under(centre: tuple[int, int], half: int) -> list[Cell]:
+    """The cells a square of half-side ``half`` at ``centre`` overlaps (touching is not
+    overlapping), its own cell first."""
+    own = cell_of(centre)
+    cols = range((centre[0] - half) // CELL, (centre[0] + half - 1) // CELL + 1)
+    rows = range((centre[1] - half) // CELL, (centre[1] + half - 1) // CELL + 1)
+    return [own, *((c, r) for c in cols for r in rows if (c, r) != own)]
+
+
+def within_reach(home: Cell, blocked: np.ndarray, cells: Sequence[Cell]) -> list[Cell]:
+    """``cells`` the agent's walk from ``home`` takes about a real trial's time to (released
+    style: path cost :data:`REACH_CELLS` from home); all of them in the tidy style."""
+    if style.current().trial_frames is None:
+        return list(cells)
+    cost = distances_from(blocked, home)
+    low, high = REACH_CELLS
+    return [c for c in cells if low <= cost.get(c, -1.0) <= high]
+
+
+# Cells of path from home to an object's cell that give a real trial's 21-45 moving frames at
+# 2 px a frame (42-90 px walked, plus up to 12.5 px short of the centre and the offsets).
+REACH_CELLS = (2.4, 4.5)
 
 
 def free_cells(blocked: np.ndarray, exclude: Iterable[Cell] = ()) -> list[Cell]:
@@ -209,11 +268,20 @@ class Looks:
 
 def sample_looks(rng: np.random.Generator, shapes: ShapeSet, n_objects: int,
                  n_agents: int = 1) -> Looks:
-    """Distinct object shapes, distinct agent shapes, and distinct colours for all of them."""
+    """Distinct object shapes, distinct agent shapes, and distinct colours for all of them.
+
+    Released style: objects and agents from their own named palettes (style module); tidy: one
+    shared palette."""
     obj = rng.choice(len(shapes.objects), size=n_objects, replace=False)
     ags = rng.choice(len(shapes.agents), size=n_agents, replace=False)
-    cols = rng.choice(len(PALETTE), size=n_objects + n_agents, replace=False)
-    colours = [PALETTE[int(i)] for i in cols]
+    if style.current().released_colors:
+        objs = rng.choice(len(style.RELEASED_OBJECT_COLORS), size=n_objects, replace=False)
+        agts = rng.choice(len(style.RELEASED_AGENT_COLORS), size=n_agents, replace=False)
+        colours = [*(style.RELEASED_OBJECT_COLORS[int(i)] for i in objs),
+                   *(style.RELEASED_AGENT_COLORS[int(i)] for i in agts)]
+    else:
+        cols = rng.choice(len(PALETTE), size=n_objects + n_agents, replace=False)
+        colours = [PALETTE[int(i)] for i in cols]
     return Looks(
         objects=tuple((shapes.object_path(shapes.objects[int(i)]), colours[k])
                       for k, i in enumerate(obj)),
@@ -267,6 +335,12 @@ def _unblocked(cells: Iterable[Cell], blocked: np.ndarray, exclude: Iterable[Cel
     return [n for n in cells if not grid[n[0]][n[1]] and n not in skip]
 
 
-def wall_count(rng: np.random.Generator, low: int = 4, high: int = 12) -> int:
-    """How many random interior walls a layout gets (real samples: about 8; 11 and 20 seen)."""
+def wall_count(rng: np.random.Generator, low: int = 4, high: int = 12, *, taken: int = 0) -> int:
+    """How many random interior walls a layout gets.
+
+    Tidy: ``low``-``high``. Released: the real files' 8-16 interior wall cells, less ``taken``
+    (interior walls a task has already placed, e.g. the efficiency barrier)."""
+    released = style.current().walls
+    if released is not None:
+        low, high = max(0, released[0] - taken), max(0, released[1] - taken)
     return int(rng.integers(low, high + 1))

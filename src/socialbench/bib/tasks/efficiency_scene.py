@@ -17,17 +17,21 @@ from socialbench.bib.schema import CELL, GRID, N_FAMILIARIZATION
 from socialbench.bib.shapes import ShapeSet
 from socialbench.bib.tasks.base import plan
 from socialbench.bib.world import (
+    HOME_HALF,
+    OBJECT_HALF,
     Layout,
     Resample,
     agent_icon,
+    blocked_grid,
     far,
     free_cells,
-    jittered,
     near,
     object_icon,
     pick,
+    place,
     random_walls,
     sample_looks,
+    wall_count,
 )
 from socialbench.core.grid_planning import polyline_length
 
@@ -74,15 +78,17 @@ def sample(rng: np.random.Generator, shapes: ShapeSet) -> EfficiencyScene:
     if home_cell in barrier or goal_region in barrier or len(barrier) < 6:
         raise Resample("barrier on the start or the goal")
     base = Layout(barrier, (0, 0), agent_icon(looks.agents[0], (0, 0))).blocked()
-    walls = (*barrier, *random_walls(rng, int(rng.integers(0, 4)), base=base,
+    # Tidy: 0-3 random walls; released: as many as make the real files' 8-16 with the barrier.
+    walls = (*barrier, *random_walls(rng, wall_count(rng, 0, 3, taken=len(barrier)), base=base,
                                      keep_free=[home_cell, goal_region]))
-    home = jittered(rng, home_cell)
+    home = place(rng, home_cell, blocked_grid(walls), HOME_HALF)
     agent = agent_icon(looks.agents[0], home)
     blocked = Layout(walls, home, agent).blocked()
     fam, routes, detours = [], [], []
     for _ in range(N_FAMILIARIZATION):
         cell = pick(rng, near(goal_region, 1, blocked, exclude=[home_cell]))
-        layout = Layout(walls, home, agent, (object_icon(looks.objects[0], jittered(rng, cell)),))
+        layout = Layout(walls, home, agent, (object_icon(looks.objects[0],
+                                                         place(rng, cell, blocked, OBJECT_HALF)),))
         route = plan(layout, home, layout.objects[0].centre)
         free = Layout(tuple(c for c in walls if c not in barrier), home, agent, layout.objects)
         direct = plan(free, home, layout.objects[0].centre)

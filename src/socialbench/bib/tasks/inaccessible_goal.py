@@ -15,22 +15,27 @@ import math
 
 import numpy as np
 
+from socialbench.bib import style
 from socialbench.bib.schema import N_FAMILIARIZATION
 from socialbench.bib.shapes import ShapeSet
 from socialbench.bib.tasks.base import Built, Recipe, follow, go, plan
 from socialbench.bib.world import (
+    HOME_HALF,
+    OBJECT_HALF,
     Layout,
     Resample,
     agent_icon,
+    blocked_grid,
     far,
     free_cells,
-    jittered,
     object_icon,
     pick,
+    place,
     random_walls,
     ring,
     sample_looks,
     wall_count,
+    within_reach,
 )
 
 
@@ -39,15 +44,16 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
     walls = random_walls(rng, wall_count(rng, 3, 8))
     blocked = Layout(walls, (0, 0), agent_icon(looks.agents[0], (0, 0))).blocked()
     home_cell = pick(rng, free_cells(blocked))
-    home = jittered(rng, home_cell)
+    home = place(rng, home_cell, blocked, HOME_HALF)
     agent = agent_icon(looks.agents[0], home)
 
     fam, used = [], set()
     for _ in range(N_FAMILIARIZATION):
-        a = pick(rng, far(home_cell, 2, blocked))
+        # Released style: the goal within a real trial's walk of the start.
+        a = pick(rng, within_reach(home_cell, blocked, far(home_cell, 2, blocked)))
         b = pick(rng, far(a, 3, blocked, exclude=[home_cell]))
         used |= {a, b}
-        objects = tuple(object_icon(look, jittered(rng, c))
+        objects = tuple(object_icon(look, place(rng, c, blocked, OBJECT_HALF))
                         for look, c in zip(looks.objects, (a, b), strict=True))
         fam.append(Layout(walls, home, agent, objects))
     walks = [go(layout, 0) for layout in fam]
@@ -57,11 +63,14 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
     fresh = [c for c in far(home_cell, 2, blocked) if c not in used] or far(home_cell, 2, blocked)
     pref_cell = pick(rng, fresh)
     enclosure = [c for c in ring(pref_cell) if not blocked[c]]
-    other_cell = pick(rng, far(home_cell, 2, blocked, exclude=[pref_cell, *enclosure]))
+    other_cell = pick(rng, within_reach(home_cell, blocked, far(
+        home_cell, 2, blocked, exclude=[pref_cell, *enclosure])))
     if home_cell in enclosure:
         raise Resample("start inside the enclosure")
-    objects = (object_icon(looks.objects[0], jittered(rng, pref_cell)),
-               object_icon(looks.objects[1], jittered(rng, other_cell)))
+    # The preferred object's square stays clear of its enclosure (placed as if walled in).
+    objects = (object_icon(looks.objects[0],
+                           place(rng, pref_cell, blocked_grid((*walls, *enclosure)), OBJECT_HALF)),
+               object_icon(looks.objects[1], place(rng, other_cell, blocked, OBJECT_HALF)))
     open_test = Layout(walls, home, agent, objects)
     walled_test = Layout((*walls, *enclosure), home, agent, objects)
     route = plan(open_test, home, objects[1].centre)
@@ -69,6 +78,8 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
         raise Resample("the enclosure changes the path to the other object")
     test_e, test_u = follow(walled_test, route, 1), follow(open_test, route, 1)
     to_pref = go(open_test, 0)
+    if not all(style.fits_real_length(len(w.trial)) for w in (*walks, test_e, test_u)):
+        raise Resample("a trial is shorter or longer than the real ones")
     fam_trials = [w.trial for w in walks]
     return Built(
         expected=[*fam_trials, test_e.trial],

@@ -19,43 +19,61 @@ from dataclasses import replace
 
 import numpy as np
 
+from socialbench.bib import style
 from socialbench.bib.schema import N_FAMILIARIZATION
 from socialbench.bib.shapes import ShapeSet
 from socialbench.bib.tasks.base import Built, Recipe, go
 from socialbench.bib.world import (
+    HOME_HALF,
+    OBJECT_HALF,
     Layout,
+    Resample,
     agent_icon,
+    blocked_grid,
+    cells_under,
     far,
     free_cells,
-    jittered,
     object_icon,
     pick,
+    place,
     random_walls,
     sample_looks,
     wall_count,
+    within_reach,
 )
 
 OBJECT_SPREAD = 3  # cells: the two objects are at least this far apart (Chebyshev), ours
+TRIAL_DRAWS = 20  # released style: draws of one familiarization trial before the episode's
 
 
 def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
     looks = sample_looks(rng, shapes, n_objects=2, n_agents=2)  # agents[1] appears at test only
     home_cell = pick(rng, free_cells(Layout((), (0, 0), agent_icon(looks.agents[0], (0, 0)))
                                      .blocked()))
-    home = jittered(rng, home_cell)
+    home = place(rng, home_cell, blocked_grid(()), HOME_HALF)
     familiar = agent_icon(looks.agents[0], home)
     stranger = agent_icon(looks.agents[1], home)
 
-    fam = []
+    fam, walks = [], []
     for _ in range(N_FAMILIARIZATION):
-        walls = random_walls(rng, wall_count(rng), keep_free=[home_cell])
-        blocked = Layout(walls, home, familiar).blocked()
-        a = pick(rng, far(home_cell, 2, blocked))
-        b = pick(rng, far(a, OBJECT_SPREAD, blocked, exclude=[home_cell]))
-        objects = tuple(object_icon(look, jittered(rng, c))
-                        for look, c in zip(looks.objects, (a, b), strict=True))
-        fam.append(Layout(walls, home, familiar, objects))
-    walks = [go(layout, 0) for layout in fam]
+        for _draw in range(TRIAL_DRAWS):  # released style: redraw a trial longer than the real
+            # The maze keeps free every cell the (released: far off-centre) home overlaps.
+            walls = random_walls(rng, wall_count(rng), keep_free=cells_under(home, HOME_HALF))
+            blocked = Layout(walls, home, familiar).blocked()
+            # Released style: both objects within a real trial's walk of the start.
+            a = pick(rng, within_reach(home_cell, blocked, far(home_cell, 2, blocked)))
+            b = pick(rng, within_reach(home_cell, blocked, far(a, OBJECT_SPREAD, blocked,
+                                                               exclude=[home_cell])))
+            objects = tuple(object_icon(look, place(rng, c, blocked, OBJECT_HALF))
+                            for look, c in zip(looks.objects, (a, b), strict=True))
+            layout = Layout(walls, home, familiar, objects)
+            walk = go(layout, 0)
+            if style.fits_real_length(len(walk.trial)):
+                break
+        else:
+            raise Resample("no familiarization trial as long as the real ones")
+        fam.append(layout)
+        walks.append(walk)
 
     shown = int(rng.integers(N_FAMILIARIZATION))
     old = fam[shown].objects
@@ -67,6 +85,8 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
     by_familiar = path.trial
     by_stranger = go(replace(swapped, agent=stranger), goal).trial
     e, u = (by_familiar, by_stranger) if kind == "preferred" else (by_stranger, by_familiar)
+    if not all(style.fits_real_length(len(t)) for t in (*(w.trial for w in walks), e)):
+        raise Resample("a trial is shorter or longer than the real ones")
     fam_trials = [w.trial for w in walks]
     return Built(
         expected=[*fam_trials, e],

@@ -17,26 +17,28 @@ import math
 
 import numpy as np
 
+from socialbench.bib import style
 from socialbench.bib.schema import N_FAMILIARIZATION
 from socialbench.bib.shapes import ShapeSet
 from socialbench.bib.tasks.base import Built, Recipe, go
 from socialbench.bib.world import (
+    HOME_HALF,
+    OBJECT_HALF,
     Layout,
     Resample,
     agent_icon,
     far,
     free_cells,
-    jittered,
     near,
     object_icon,
     pick,
+    place,
     random_walls,
     ring,
     sample_looks,
     wall_count,
+    within_reach,
 )
-
-REGION_RADIUS = 1  # cells: an object stays within its 3 x 3 region (bib spec: within ~2 cells)
 
 
 def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
@@ -44,10 +46,12 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
     walls = random_walls(rng, wall_count(rng))
     base = Layout(walls, (0, 0), agent_icon(looks.agents[0], (0, 0)))
     blocked = base.blocked()
+    look = style.current()  # released: regions near the start (real trial lengths), wider
     home_cell = pick(rng, free_cells(blocked))
-    home = jittered(rng, home_cell)
-    region_a = pick(rng, far(home_cell, 2, blocked))
-    region_b = pick(rng, far(region_a, 3, blocked, exclude=[home_cell]))
+    home = place(rng, home_cell, blocked, HOME_HALF)
+    region_a = pick(rng, within_reach(home_cell, blocked, far(home_cell, 2, blocked)))
+    region_b = pick(rng, within_reach(home_cell, blocked, far(region_a, look.region_gap, blocked,
+                                                              exclude=[home_cell])))
     if max(abs(region_b[0] - home_cell[0]), abs(region_b[1] - home_cell[1])) < 2:
         raise Resample("second region too close to the start")
     regions = [region_a, region_b] if rng.integers(2) == 0 else [region_b, region_a]
@@ -60,10 +64,10 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
             # Objects at least 2 cells apart (Chebyshev): adjacent cells let the 18-px icons
             # overlap and the agent touch both (observers' bug report).
             apart = [n for c in cells for n in ring(c)]
-            cells.append(pick(rng, near(region, REGION_RADIUS, blocked,
-                                        exclude=[home_cell, *cells, *apart])))
-        objects = tuple(object_icon(look, jittered(rng, c))
-                        for look, c in zip(looks.objects, cells, strict=True))
+            cells.append(pick(rng, within_reach(home_cell, blocked, near(
+                region, look.region_radius, blocked, exclude=[home_cell, *cells, *apart]))))
+        objects = tuple(object_icon(looked, place(rng, c, blocked, OBJECT_HALF))
+                        for looked, c in zip(looks.objects, cells, strict=True))
         fam.append(Layout(walls, home, agent, objects))
     walks = [go(layout, 0) for layout in fam]
 
@@ -71,6 +75,8 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
     old = fam[shown].objects
     swapped = Layout(walls, home, agent, (old[0].at(old[1].centre), old[1].at(old[0].centre)))
     test_e, test_u = go(swapped, 0), go(swapped, 1)
+    if not all(style.fits_real_length(len(w.trial)) for w in (*walks, test_e, test_u)):
+        raise Resample("a trial is shorter or longer than the real ones")
     fam_trials = [w.trial for w in walks]
     pref_dist = [math.dist(home, f.objects[0].centre) for f in fam]
     other_dist = [math.dist(home, f.objects[1].centre) for f in fam]

@@ -13,13 +13,15 @@ from socialbench.bib.schema import N_TRIALS
 from socialbench.bib.shapes import ShapeSet
 from socialbench.bib.tasks.base import Built, Recipe, go
 from socialbench.bib.world import (
+    HOME_HALF,
+    OBJECT_HALF,
     Layout,
     agent_icon,
     far,
     free_cells,
-    jittered,
     object_icon,
     pick,
+    place,
     random_walls,
     sample_looks,
     wall_count,
@@ -31,13 +33,13 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
     walls = random_walls(rng, wall_count(rng))
     blocked = Layout(walls, (0, 0), agent_icon(looks.agents[0], (0, 0))).blocked()
     home_cell = pick(rng, free_cells(blocked))
-    home = jittered(rng, home_cell)
+    home = place(rng, home_cell, blocked, HOME_HALF)
     agent = agent_icon(looks.agents[0], home)
     walks = []
     for _ in range(N_TRIALS):
         cell = pick(rng, far(home_cell, 1, blocked))
-        walks.append(go(Layout(walls, home, agent,
-                               (object_icon(looks.objects[0], jittered(rng, cell)),)), 0))
+        goal = object_icon(looks.objects[0], place(rng, cell, blocked, OBJECT_HALF))
+        walks.append(go(Layout(walls, home, agent, (goal,)), 0))
     return Built([w.trial for w in walks], None, {
         "design": {"object": looks.objects[0][0]},
         "audit": {"path_test": walks[-1].length,

@@ -10,6 +10,7 @@ from rich.console import Console
 
 from socialbench.bib.generate import SPLITS, audit_table
 from socialbench.bib.generate import generate as generate_split
+from socialbench.bib.style import DEFAULT_STYLE
 
 
 @click.command(name="generate")
@@ -26,14 +27,23 @@ from socialbench.bib.generate import generate as generate_split
 @click.option("--workers", type=int, default=os.cpu_count() or 1, show_default="one per CPU",
               help="Worker processes (the files are the same whatever their number).")
 @click.option("--no-video", is_flag=True, help="Write the JSON files only (no mp4).")
-@click.option("--border-repeats", type=int, default=0, show_default=True,
+@click.option("--counts", default="paper", show_default=True,
+              help="Episodes per task when --episodes is not given: paper (1000 per evaluation "
+                   "task) or released (the released v1.1 evaluation set's counts).")
+@click.option("--scene-style", default=DEFAULT_STYLE, show_default=True,
+              help="released: scenes with the real files' statistics (walls, offsets, trial "
+                   "lengths, colours, border cells listed twice); tidy: the earlier generator's.")
+@click.option("--border-repeats", type=int, default=None,
               help="Released quirk: list this many border cells among the random walls too "
-                   "(they then appear twice; released samples: 2-5). 0 = off.")
+                   "(they then appear twice; released samples: 2-5). Default: the scene "
+                   "style's (released: 2-5 a wall list; tidy: 0).")
 def generate(out: Path, split: str, tasks: str | None, episodes: int | None, seed: int,
-             workers: int, no_video: bool, border_repeats: int) -> None:
+             workers: int, no_video: bool, counts: str, scene_style: str,
+             border_repeats: int | None) -> None:
     """Generate a BIB dataset in the released layout, with a manifest and an audit."""
     audit = generate_split(out, split, tasks=tasks, episodes=episodes, seed=seed,
-                           workers=workers, video=not no_video, border_repeats=border_repeats)
+                           workers=workers, video=not no_video, border_repeats=border_repeats,
+                           scene_style=scene_style, counts=counts)
     console = Console()
     console.print(audit_table(audit))
     console.print(f"wrote {out} (manifest.json, audit.json, _meta/)")

@@ -1,0 +1,182 @@
+"""How BIB scenes look, in numbers: the real released files against generated ones.
+
+Per trial (its first frame, the agent's track): interior wall cells; how far objects and the
+home sit off their cell's centre; the trial's length; border cells listed twice in ``walls``;
+the colours used; the agent's steps (axis-aligned 2-px, or slanted). Per episode: how far each
+object roams across the familiarization trials. :func:`summarize` turns a set of episodes into
+one column of :func:`markdown_table`; ``benchmarks/bib_scene_stats.py`` prints the table for the
+real samples and every generated task, and the tests hold generated columns to the real ranges.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from socialbench.bib.schema import CELL, GRID, Episode, Trial
+
+REAL_TRIAL_FRAMES = (136, 160)  # bib spec: the real trials' lengths
+
+
+@dataclass(frozen=True)
+class TrialStats:
+    """One trial's scene and motion numbers."""
+
+    interior_walls: int  # distinct black wall cells inside the border ring
+    object_offsets: tuple[int, ...]  # per object and axis: |centre - its cell's centre|, px
+    home_offsets: tuple[int, ...]  # the same for the home (the agent's start)
+    frames: int
+    listed_twice: int  # distinct wall cells listed more than once
+    colours: frozenset[tuple[int, int, int]]  # objects' and agents' colours
+    steps: Counter  # the agent's moves between frames, as sorted (|dx|, |dy|), moves only
+
+
+def _offsets(center: tuple[float, float]) -> tuple[int, int]:
+    return tuple(int(round(abs(v - (v // CELL * CELL + CELL / 2)))) for v in center)  # type: ignore[return-value]
+
+
+def trial_stats(trial: Trial) -> TrialStats:
+    frames = trial.frames
+    first = frames[0]
+    cells = Counter(b.cell for b in first.walls)
+    interior = sum(1 for c in cells if 1 <= c[0] <= GRID - 2 and 1 <= c[1] <= GRID - 2)
+    colours = {o.color for o in first.objects}
+    agents = [f.agent for f in frames if f.agent is not None]
+    colours |= {a.color for a in agents}
+    track = np.array([a.center for a in agents], dtype=float)
+    moves = np.abs(np.diff(track, axis=0)) if len(track) > 1 else np.empty((0, 2))
+    moves = moves[(moves != 0).any(axis=1)]
+    steps = Counter(tuple(sorted(int(round(v)) for v in m)) for m in moves)
+    return TrialStats(
+        interior_walls=interior,
+        object_offsets=tuple(v for o in first.objects for v in _offsets(o.center)),
+        home_offsets=_offsets(first.home.center) if first.home is not None else (),
+        frames=len(frames),
+        listed_twice=sum(1 for n in cells.values() if n > 1),
+        colours=frozenset(colours),
+        steps=steps,
+    )
+
+
+def spreads(episode: Episode) -> list[float]:
+    """Per object (by image path): the farthest its centre gets from its mean place across the
+    familiarization trials, in cells."""
+    places: dict[str, list[tuple[float, float]]] = {}
+    for trial in episode.familiarization:
+        for o in trial.frames[0].objects:
+            places.setdefault(o.shape, []).append(o.center)
+    out = []
+    for points in places.values():
+        pts = np.asarray(points, dtype=float)
+        out.append(float(np.hypot(*(pts - pts.mean(axis=0)).T).max()) / CELL)
+    return out
+
+
+def pair_trials(expected: Episode, unexpected: Episode | None) -> list[Trial]:
+    """A pair's distinct trials: e's, then u's familiarization where it differs (the irrational
+    agent sub-task) and u's test."""
+    trials = list(expected.trials)
+    if unexpected is not None:
+        fam_e, fam_u = expected.familiarization, unexpected.familiarization
+        if fam_u and fam_u[0].frames[0] != fam_e[0].frames[0]:
+            trials += fam_u
+        trials.append(unexpected.test)
+    return trials
+
+
+@dataclass(frozen=True)
+class Summary:
+    """One column of the table: the numbers over a set of episodes."""
+
+    episodes: int
+    trials: int
+    walls: tuple[int, int, float]  # min, max, mean interior wall cells
+    object_offset: tuple[int, float]  # max, mean |offset| per axis, px
+    home_offset: tuple[int, float]
+    frames: tuple[int, int, float]  # min, max, share inside REAL_TRIAL_FRAMES
+    spread: tuple[float, float]  # max, mean object spread, cells
+    listed_twice: tuple[int, int]
+    colours: frozenset[tuple[int, int, int]]
+    axis_steps: float  # share of moves that are (0, 2): a straight 2-px step on one axis
+    slanted_steps: float  # share of (1, 2) moves
+    diagonal_steps: float  # share of (2, 2) moves
+
+
+def summarize(pairs: Iterable[tuple[Episode, Episode | None]]) -> Summary:
+    """The numbers of (expected, unexpected) pairs (unexpected None for expected-only data)."""
+    stats: list[TrialStats] = []
+    spread: list[float] = []
+    count = 0
+    for e, u in pairs:
+        count += 1
+        stats += [trial_stats(t) for t in pair_trials(e, u)]
+        spread += spreads(e)
+    if not stats:
+        raise ValueError("no trials to summarize")
+    walls = [s.interior_walls for s in stats]
+    objects = [v for s in stats for v in s.object_offsets] or [0]
+    homes = [v for s in stats for v in s.home_offsets] or [0]
+    frames = [s.frames for s in stats]
+    lo, hi = REAL_TRIAL_FRAMES
+    steps: Counter = sum((s.steps for s in stats), Counter())
+    moves = sum(steps.values()) or 1
+    return Summary(
+        episodes=count, trials=len(stats),
+        walls=(min(walls), max(walls), float(np.mean(walls))),
+        object_offset=(max(objects), float(np.mean(objects))),
+        home_offset=(max(homes), float(np.mean(homes))),
+        frames=(min(frames), max(frames), float(np.mean([lo <= f <= hi for f in frames]))),
+        spread=(max(spread, default=0.0), float(np.mean(spread)) if spread else 0.0),
+        listed_twice=(min(s.listed_twice for s in stats), max(s.listed_twice for s in stats)),
+        colours=frozenset().union(*(s.colours for s in stats)),
+        axis_steps=steps[(0, 2)] / moves, slanted_steps=steps[(1, 2)] / moves,
+        diagonal_steps=steps[(2, 2)] / moves,
+    )
+
+
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("trials (episodes)", "trials"),
+    ("interior walls: min-max (mean)", "walls"),
+    ("object offset px: max (mean)", "object_offset"),
+    ("home offset px: max (mean)", "home_offset"),
+    ("frames: min-max (in 136-160)", "frames"),
+    ("object spread, cells: max (mean)", "spread"),
+    ("cells listed twice", "listed_twice"),
+    ("colours (real ones)", "colours"),
+    ("steps (0,2) / (1,2) / (2,2)", "steps"),
+)
+
+
+def _cell(summary: Summary, key: str, real_colours: frozenset) -> str:
+    s = summary
+    if key == "trials":
+        return f"{s.trials} ({s.episodes})"
+    if key == "walls":
+        return f"{s.walls[0]}-{s.walls[1]} ({s.walls[2]:.1f})"
+    if key in ("object_offset", "home_offset"):
+        top, mean = getattr(s, key)
+        return f"{top} ({mean:.1f})"
+    if key == "frames":
+        return f"{s.frames[0]}-{s.frames[1]} ({s.frames[2]:.0%})"
+    if key == "spread":
+        return f"{s.spread[0]:.1f} ({s.spread[1]:.1f})"
+    if key == "listed_twice":
+        return f"{s.listed_twice[0]}-{s.listed_twice[1]}"
+    if key == "colours":
+        return f"{len(s.colours)} ({len(s.colours & real_colours)})"
+    return f"{s.axis_steps:.0%} / {s.slanted_steps:.0%} / {s.diagonal_steps:.0%}"
+
+
+def markdown_table(rows: Mapping[str, Summary], real: str = "real") -> str:
+    """One row per data set, one column per statistic (per trial unless said); ``real`` names
+    the real files' row, whose colours the others are compared with."""
+    real_colours = rows[real].colours if real in rows else frozenset()
+    lines = ["| data | " + " | ".join(label for label, _ in COLUMNS) + " |",
+             "| --- |" + " --- |" * len(COLUMNS)]
+    for name, summary in rows.items():
+        lines.append(f"| {name} | "
+                     + " | ".join(_cell(summary, key, real_colours) for _, key in COLUMNS) + " |")
+    return "\n".join(lines)
