@@ -14,7 +14,7 @@ import argparse
 from pathlib import Path
 
 from socialbench.bib import style
-from socialbench.bib.generate import build_episode, get_split
+from socialbench.bib.generate import build_episode, get_split, list_border_repeats
 from socialbench.bib.io.layout import find_pairs
 from socialbench.bib.io.read import load_episode
 from socialbench.bib.scene_stats import Summary, markdown_table, summarize
@@ -36,10 +36,11 @@ def generated_summary(split: str, task: str, pairs: int, scene_style: str) -> Su
     chosen = get_split(split)
     recipe = chosen.tasks[task]
     built = []
-    with style.using(style.get_style(scene_style)):
-        for index in range(pairs):
-            b = build_episode(recipe, chosen.shapes, index, index)
-            built.append((Episode(b.expected), Episode(b.unexpected) if b.unexpected else None))
+    look = style.get_style(scene_style)
+    for index in range(pairs):
+        b = build_episode(recipe, chosen.shapes, index, index, scene_style=look)
+        list_border_repeats(b, look.border_repeats, index)  # as `bib generate` does
+        built.append((Episode(b.expected), Episode(b.unexpected) if b.unexpected else None))
     return summarize(built)
 
 

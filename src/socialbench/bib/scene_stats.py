@@ -20,6 +20,29 @@ from socialbench.bib.schema import CELL, GRID, Episode, Trial
 
 REAL_TRIAL_FRAMES = (136, 160)  # bib spec: the real trials' lengths
 
+# Where a task's design makes a statistic differ from the real preference files (lower walls,
+# smaller offsets, longer trials, no roaming): the reason, printed under the table and allowed
+# by the tests. Everything else must be at least as cluttered and untidy as the real files.
+DESIGN_REASONS: dict[str, dict[str, str]] = {
+    "efficiency_path": {
+        "walls": "the test removes the barrier (bib paper: the barrier is gone at test)",
+        "frames": "familiarization detours around a 6-14-cell barrier; the test's path is the "
+                  "design (straight vs the familiar detour)"},
+    "efficiency_time": {
+        "walls": "the test removes the barrier",
+        "frames": "the detour, and the expected agent slowed to the detour's duration"},
+    "efficiency_irrational": {
+        "walls": "the irrational familiarization has no barrier and half the other walls",
+        "frames": "the same detour paths as the rational agent"},
+    **{task: {
+        "object_offset": "the goal is walled in by the barrier on every side: an 18-px icon "
+                         "can move 1 px in its 20-px cell",
+        "frames": "key, lock, the barrier's removal (24 frames), then the goal",
+        "spread": "the goal object stays in one place (the barrier encloses it)"}
+       for task in ("instrumental_no_barrier", "instrumental_inconsequential_barrier",
+                    "instrumental_blocking_barrier")},
+}
+
 
 @dataclass(frozen=True)
 class TrialStats:
@@ -168,6 +191,27 @@ def _cell(summary: Summary, key: str, real_colours: frozenset) -> str:
     if key == "colours":
         return f"{len(s.colours)} ({len(s.colours & real_colours)})"
     return f"{s.axis_steps:.0%} / {s.slanted_steps:.0%} / {s.diagonal_steps:.0%}"
+
+
+def tidier_than_real(summary: Summary, real: Summary) -> list[str]:
+    """The statistics in which ``summary`` is sparser or tidier than the ``real`` files."""
+    found = []
+    if summary.walls[0] < real.walls[0]:
+        found.append("walls")
+    if summary.object_offset[0] < real.object_offset[0] - 2 or (
+            summary.object_offset[1] < real.object_offset[1] - 1.5):
+        found.append("object_offset")
+    if summary.home_offset[1] < real.home_offset[1] - 2.5:  # one home an episode: a mean only
+        found.append("home_offset")
+    if summary.frames[2] < 0.9:
+        found.append("frames")
+    if summary.spread[0] < real.spread[0] / 2:
+        found.append("spread")
+    if summary.listed_twice[0] < 2:
+        found.append("listed_twice")
+    if not summary.colours & real.colours:
+        found.append("colours")
+    return found
 
 
 def markdown_table(rows: Mapping[str, Summary], real: str = "real") -> str:

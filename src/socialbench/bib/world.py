@@ -129,33 +129,27 @@ def place(rng: np.random.Generator, c: Cell, blocked: np.ndarray, half: int) -> 
 
     Tidy: :func:`jittered` (``blocked`` and ``half`` unused, the earlier draws exactly).
     Released: off the cell's centre by -reach..reach-1 px per axis (the real files' offsets span
-    -10..9: a centre stays in its cell), then pulled back just enough that the icon's square
-    overlaps no blocked cell (real icons never overlap a wall), so the agent can still reach it.
+    -10..9: a centre stays in its cell), uniformly among the offsets whose square overlaps no
+    blocked cell (real icons never overlap a wall), so the agent can still reach it.
     """
     look = style.current()
     if look.name == style.TIDY.name:
         return jittered(rng, c)
     reach = look.home_reach if half <= HOME_HALF else look.object_reach  # home, key: small
-    dx, dy = (int(v) for v in rng.integers(-reach, reach, size=2))
-    dx, dy = _clear_offsets(blocked, c, dx, dy, CELL // 2 - half)
-    x, y = centre_of(c)
-    return x + dx, y + dy
-
-
-def _clear_offsets(blocked: np.ndarray, c: Cell, dx: int, dy: int, room: int) -> tuple[int, int]:
-    """Offsets pulled back to ``room`` (the px a square can move before leaving its cell) on
-    every side whose neighbour cell is blocked, the diagonal neighbour included."""
+    room = CELL // 2 - half  # px the square can move before leaving its cell
+    # Per axis, the offsets that keep the square out of a blocked side neighbour.
+    low = [-room if blocked[c[0] - (k == 0), c[1] - (k == 1)] else -reach for k in (0, 1)]
+    high = [room if blocked[c[0] + (k == 0), c[1] + (k == 1)] else reach - 1 for k in (0, 1)]
+    dx, dy = (int(v) for v in rng.integers(low, np.add(high, 1)))
     sx, sy = (1 if dx > 0 else -1), (1 if dy > 0 else -1)
-    if abs(dx) > room and blocked[c[0] + sx, c[1]]:
-        dx = sx * room
-    if abs(dy) > room and blocked[c[0], c[1] + sy]:
-        dy = sy * room
     if abs(dx) > room and abs(dy) > room and blocked[c[0] + sx, c[1] + sy]:
-        if abs(dx) < abs(dy):  # the smaller lean gives way
+        # Leaning into a blocked diagonal neighbour: the smaller lean gives way.
+        if abs(dx) < abs(dy):
             dx = sx * room
         else:
             dy = sy * room
-    return dx, dy
+    x, y = centre_of(c)
+    return x + dx, y + dy
 
 
 def cells_under(centre: tuple[int, int], half: int) -> list[Cell]:
