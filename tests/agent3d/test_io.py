@@ -220,9 +220,9 @@ def test_a_trial_json_from_elsewhere_is_refused(tmp_path):
 
 
 def _tdw(vector):
-    """Our z-up point in TDW's y-up coordinates (the swap is its own inverse)."""
+    """Our z-up point in TDW's y-up coordinates (the inverse of ``constants.tdw_point``)."""
     x, y, z = vector
-    return [x, z, y]
+    return [-x, z, -y]
 
 
 def _write_released_video(folder: Path, video, rotation=(0.0, 0.0, 0.0, 1.0)) -> None:
@@ -274,14 +274,14 @@ def test_released_trials_are_read_into_z_up_coordinates(tmp_path):
     wall = next(s for s in loaded.expected.config.entities if s.id == 103)
     assert wall.static and wall.size == pytest.approx((0.2, 0.6, 0.4))  # our x, y, z extents
     assert wall.rgba == pytest.approx((0.2, 0.3, 0.9, 1.0), abs=0.005)
-    # Unity's yaw +90 turns forward (+z, our +y) to +x: in z-up terms, -90 degrees about z
+    # Unity's yaw +90 turns forward (+z, our -y) to +x (our -x): -90 degrees about our z
     quaternion = loaded.expected.frames[0][AGENT].orientation
     forward = io.quaternion_matrices(np.array([quaternion]))[0] @ np.array([0.0, 1.0, 0.0])
     np.testing.assert_allclose(forward, [1.0, 0.0, 0.0], atol=1e-9)
     # the released one-goal camera (agent spec) looks down at the agents' rows, 2-3 m away
     camera = loaded.expected.config.camera
-    assert camera.position == pytest.approx((1.0, 0.69, 1.45))
-    assert camera.target[2] < camera.position[2] and camera.target[1] < camera.position[1]
+    assert camera.position == pytest.approx((-1.0, -0.69, 1.45))
+    assert camera.target[2] < camera.position[2] and camera.target[1] > camera.position[1]
 
 
 def test_released_reader_refuses_unknown_layouts_and_bad_states(tmp_path):

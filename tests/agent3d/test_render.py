@@ -126,3 +126,57 @@ def test_frame_reader_refuses_objects_huge_claims_and_garbage(tmp_path, monkeypa
         read_frames(tmp_path)
     with pytest.raises(DataFileError, match="missing"):
         read_frames(tmp_path / "nowhere")
+
+
+def _floor_scene(agent_height: float) -> Video:
+    from socialbench.agent3d.layout.constants import FLOOR_LOOKS
+
+    floor = EntitySpec(40, "floor", "floor", "box", (12.0, 12.0, 0.1), (0.0, 0.0, -0.05),
+                       rgba=FLOOR_LOOKS[0][1])
+    agent = EntitySpec(1, "agent", "agent", "box", (0.2, 0.2, 0.2), (0.0, 0.0, agent_height),
+                       label=9, rgba=(0.9, 0.1, 0.1, 1.0), static=False, mass=1.0)
+    camera = Camera(position=(0.0, -2.5, 2.0), target=(0.0, 0.0, 0.2))
+    config = SceneConfig(2, "2.1", "expected", [floor, agent], camera)
+    return Video(config, [[EntityState(e.id, e.position, e.orientation)
+                           for e in config.entities]])
+
+
+def test_a_higher_agent_casts_its_shadow_farther_from_itself():
+    options = RenderOptions(width=96, height=96)
+    gaps = []
+    for height in (0.1, 0.5, 0.9):
+        video = _floor_scene(height)
+        lit = next(render_frames(video, replace(options, shadows=False)))
+        shaded = next(render_frames(video, options))
+        # shadows change the picture only: the same depth and segmentation
+        assert (lit.depth_mm == shaded.depth_mm).all()
+        assert (lit.segmentation == shaded.segmentation).all()
+        shadow = (shaded.rgb.astype(int).sum(-1) < lit.rgb.astype(int).sum(-1) - 30)
+        assert shadow.sum() > 20 and (shaded.segmentation[shadow] == 40).all()
+        agent = np.argwhere(shaded.segmentation == 1).mean(axis=0)
+        gaps.append(np.linalg.norm(np.argwhere(shadow).mean(axis=0) - agent))
+    assert gaps[0] < gaps[1] < gaps[2] and gaps[2] > gaps[0] + 10
+
+
+def test_textures_change_the_floor_colours_not_depth_or_segmentation():
+    video = _floor_scene(0.1)
+    options = RenderOptions(width=64, height=64, shadows=False)
+    plain = next(render_frames(video, replace(options, textures=False)))
+    textured = next(render_frames(video, options))
+    assert (plain.segmentation == textured.segmentation).all()
+    assert np.abs(plain.depth_mm.astype(int) - textured.depth_mm.astype(int)).max() <= 1
+    floor = textured.segmentation == 40
+    assert textured.rgb[floor].std(axis=0).mean() > 3 * plain.rgb[floor].std(axis=0).mean()
+
+
+def test_every_room_look_has_a_texture_tinted_to_its_colour():
+    from socialbench.agent3d.layout.constants import FLOOR_LOOKS, WALL_LOOKS
+    from socialbench.agent3d.textures import texture_array
+
+    for name, color in (*FLOOR_LOOKS, *WALL_LOOKS):
+        tile = texture_array(name)
+        assert tile.shape == (256, 256, 3) and tile.dtype == np.uint8
+        assert tile.reshape(-1, 3).mean(axis=0) == pytest.approx(np.asarray(color[:3]) * 255,
+                                                                 abs=4)
+        assert tile.reshape(-1, 3).std(axis=0).max() > 1.5  # a pattern, not a flat colour
+        assert (texture_array(name) == tile).all()  # drawn from a fixed seed

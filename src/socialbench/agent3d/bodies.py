@@ -114,6 +114,49 @@ def add_entity(spec: EntitySpec, client: int) -> int:
     return body
 
 
+def add_textured_box(spec: EntitySpec, client: int, texture: int, tile: float) -> int:
+    """A visual-only body for a box entity (the floor, the room's walls) covered by a repeating
+    texture, one repetition every ``tile`` metres on every face; same geometry as the plain box,
+    so depth and segmentation do not change. Rendering only: it has no collision shape."""
+    _check_spec(spec)
+    vertices, triangles, uvs, normals = _box_faces(spec.size, tile)
+    visual = p.createVisualShape(p.GEOM_MESH, vertices=vertices, indices=triangles, uvs=uvs,
+                                 normals=normals, rgbaColor=[1.0, 1.0, 1.0, 1.0],
+                                 physicsClientId=client)
+    body = p.createMultiBody(baseMass=0.0, baseCollisionShapeIndex=-1,
+                             baseVisualShapeIndex=visual, basePosition=spec.position,
+                             baseOrientation=spec.orientation, physicsClientId=client)
+    p.changeVisualShape(body, -1, textureUniqueId=texture, rgbaColor=[1.0, 1.0, 1.0, 1.0],
+                        physicsClientId=client)
+    return body
+
+
+def _box_faces(size: Sequence[float], tile: float) -> tuple[list, list, list, list]:
+    """Vertices, triangles (outward), texture coordinates (metres / tile) and normals of a box's
+    six faces, four vertices each, so every face gets its own coordinates."""
+    half = [float(v) / 2 for v in size]
+    vertices, triangles, uvs, normals = [], [], [], []
+    for axis in range(3):
+        u_axis, v_axis = [a for a in range(3) if a != axis]
+        for sign in (-1.0, 1.0):
+            start = len(vertices)
+            for du, dv in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
+                point = [0.0, 0.0, 0.0]
+                point[axis], point[u_axis], point[v_axis] = sign * half[axis], du * half[u_axis], \
+                    dv * half[v_axis]
+                vertices.append(point)
+                uvs.append([point[u_axis] / tile, point[v_axis] / tile])
+                normal = [0.0, 0.0, 0.0]
+                normal[axis] = sign
+                normals.append(normal)
+            # (u, v, axis) is right-handed when axis is 1 (y): then +axis faces wind one way
+            outward = sign * (1.0 if axis != 1 else -1.0)
+            quad = [(0, 1, 2), (0, 2, 3)] if outward > 0 else [(0, 2, 1), (0, 3, 2)]
+            for tri in quad:
+                triangles.extend(start + k for k in tri)
+    return vertices, triangles, uvs, normals
+
+
 def read_states(client: int, ids: Mapping[int, int]) -> list[EntityState]:
     """The current state of every entity (in ``ids`` order), floats rounded for stable files."""
     return [read_state(client, entity_id, body) for entity_id, body in ids.items()]

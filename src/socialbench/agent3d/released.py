@@ -19,9 +19,11 @@ likely spellings; the assumptions, in one place:
   roll) or a ``look_at`` point; without one, the spec's default camera for one-goal or
   two-goal scenes is used.
 
-TDW -> PyBullet: (x, y, z) -> (x, z, y); quaternions (x, y, z, w) -> (-x, -z, -y, w) (swapping
-two axes mirrors the frame, which turns a left-handed frame right-handed and negates the axis of
-every rotation). Entities are rebuilt as BIPaCK does (agent spec): obstacles and occluders as
+TDW -> ours: the one conversion the generator's layouts use too (``layout.constants``): points
+(x, y, z) -> (-x, -z, y), quaternions (x, y, z, w) -> (x, z, -y, w). It is a reflection, which
+turns TDW's left-handed frame into our right-handed one without mirroring the scene: what the
+released camera shows on the image's left, ours shows on the left.
+Entities are rebuilt as BIPaCK does (agent spec): obstacles and occluders as
 boxes, the agent and goal objects as spheres, each sized by its 3D box in the first frame; a
 body that moves during the video is dynamic, the rest static.
 """
@@ -45,6 +47,8 @@ from socialbench.agent3d.io import (
     familiarization_folder,
     read_json,
 )
+from socialbench.agent3d.layout.constants import tdw_camera as tdw_eye_target
+from socialbench.agent3d.layout.constants import tdw_point, tdw_quaternion
 from socialbench.agent3d.schema import (
     AGENT_LABEL,
     OBSTACLE_LABEL,
@@ -73,25 +77,14 @@ _FOLDER = {
 
 
 def tdw_position(vector: Sequence[float]) -> tuple[float, float, float]:
-    """A TDW point or vector (y up) in PyBullet coordinates (z up)."""
-    x, y, z = vector
-    return (x, z, y)
-
-
-def tdw_quaternion(quaternion: Sequence[float]) -> tuple[float, float, float, float]:
-    """A TDW rotation quaternion (x, y, z, w) in PyBullet coordinates."""
-    x, y, z, w = quaternion
-    return (-x + 0.0, -z + 0.0, -y + 0.0, w)
+    """A TDW point or vector (y up) in our coordinates (z up): ``constants.tdw_point``."""
+    return tdw_point(tuple(vector))
 
 
 def tdw_camera(position: Sequence[float], euler_deg: Sequence[float]) -> Camera:
     """A TDW camera (position, Euler pitch/yaw/roll in degrees) as a z-up look-at camera."""
-    pitch, yaw = math.radians(euler_deg[0]), math.radians(euler_deg[1])
-    # Unity's forward is +z, turned by yaw about +y, then pitched down by a positive x angle
-    forward = (math.sin(yaw) * math.cos(pitch), -math.sin(pitch), math.cos(yaw) * math.cos(pitch))
-    eye = tdw_position(position)
-    target = tuple(e + f for e, f in zip(eye, tdw_position(forward), strict=True))
-    return Camera(position=eye, target=target)  # type: ignore[arg-type]
+    eye, target = tdw_eye_target(tuple(position), tuple(euler_deg), distance=1.0)  # type: ignore[arg-type]
+    return Camera(position=eye, target=target)
 
 
 def load_released_trial(trial_dir: Path) -> Trial:

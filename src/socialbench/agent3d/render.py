@@ -29,9 +29,11 @@ from typing import Literal
 import numpy as np
 from PIL import Image
 
-from socialbench.agent3d.bodies import build_scene, physics_client, set_states
+from socialbench.agent3d.bodies import add_entity, add_textured_box, physics_client
 from socialbench.agent3d.physics import p
-from socialbench.agent3d.schema import Camera, Video
+from socialbench.agent3d.schema import Camera, EntitySpec, SceneConfig, Video
+from socialbench.agent3d.shadows import DropShadows
+from socialbench.agent3d.textures import look_of_color, texture_file, tile_metres
 from socialbench.core.errors import DataFileError, UserError
 from socialbench.core.video import write_mp4
 
@@ -41,7 +43,12 @@ MP4_NAME = "rgb.mp4"
 MAX_RENDER_SIDE = 4096  # refuse absurd resolutions before allocating anything
 MAX_NPZ_ELEMENTS = 2_000_000_000  # what ``read_frames`` agrees to allocate per array
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed member timestamps: byte-identical npz files
-_LIGHT_DIRECTION = (-1.0, -2.0, 3.0)  # a fixed key light from above, behind the camera's left
+# ours: a key light high above, a little to the camera's left and beyond the lane (toward the
+# light), so shadows fall just right of and in front of what casts them, where the camera sees
+# them; lit tops, softly shaded sides
+LIGHT_DIRECTION = (-0.3, 0.25, 1.0)
+LIGHT = {"lightAmbientCoeff": 0.55, "lightDiffuseCoeff": 0.5, "lightSpecularCoeff": 0.05}
+SHADOW_STRENGTH = 0.45  # ours: a shadowed floor pixel keeps 55 % of its light
 
 
 @dataclass(frozen=True)
@@ -54,6 +61,8 @@ class RenderOptions:
     mp4: bool = True
     near: float = 0.05  # m, camera clipping planes
     far: float = 30.0  # m: the 12 m room's diagonal with room to spare
+    textures: bool = True  # the floor and walls' looks as textures (else their plain colours)
+    shadows: bool = True  # drop shadows on the floor (``shadows.py``)
 
     def __post_init__(self) -> None:
         for side, value in (("width", self.width), ("height", self.height)):
@@ -92,18 +101,60 @@ def camera_matrices(camera: Camera, options: RenderOptions) -> tuple[list[float]
 def render_frames(video: Video, options: RenderOptions) -> Iterator[RenderedFrame]:
     """Rebuild the scene once and render every stored frame from the config's camera."""
     view, projection = camera_matrices(video.config.camera, options)
+    shadows = DropShadows(video.config.entities, view, projection,
+                          (options.width, options.height), LIGHT_DIRECTION,
+                          SHADOW_STRENGTH) if options.shadows else None
     with physics_client() as client:
-        ids = build_scene(video.config, client)
+        ids = _build_visual_scene(video.config, client, options.textures)
         entity_of_body = np.full(max(ids.values()) + 2, -1, dtype=np.int16)  # last stays -1
         for entity_id, body in ids.items():
             entity_of_body[body] = entity_id
+        placed: dict[int, tuple] = {s.id: (s.position, s.orientation)
+                                    for s in video.config.entities}
         for states in video.frames:
-            set_states(client, ids, states)
+            for state in states:  # only bodies that moved since the last frame
+                pose = (state.position, state.orientation)
+                if placed.get(state.id) != pose:
+                    body = ids.get(state.id)
+                    if body is None:
+                        raise UserError(f"state for entity {state.id}, which the scene config "
+                                        f"does not define; states and scene_config.json must "
+                                        f"come from one video")
+                    p.resetBasePositionAndOrientation(body, *pose, physicsClientId=client)
+                    placed[state.id] = pose
             _, _, rgba, depth, seg = p.getCameraImage(
                 options.width, options.height, view, projection, shadow=0,
-                lightDirection=_LIGHT_DIRECTION, renderer=p.ER_TINY_RENDERER,
-                physicsClientId=client)
-            yield _decode(rgba, depth, seg, entity_of_body, options)
+                lightDirection=LIGHT_DIRECTION, renderer=p.ER_TINY_RENDERER,
+                physicsClientId=client, **LIGHT)
+            frame = _decode(rgba, depth, seg, entity_of_body, options)
+            if shadows is not None:
+                shadows.apply(frame.rgb, frame.segmentation, {s.id: s for s in states})
+            yield frame
+
+
+def _build_visual_scene(config: SceneConfig, client: int, textures: bool) -> dict[int, int]:
+    """Entity id -> body: the floor and room walls textured by their look, the rest as built
+    for the simulation (``bodies.add_entity``), in the config's order."""
+    ids: dict[int, int] = {}
+    loaded: dict[str, int] = {}
+    for spec in config.entities:
+        if spec.id in ids:
+            raise UserError(f"entity id {spec.id} ({spec.name}) appears twice in the scene; "
+                            f"give every entity its own id")
+        look = _look(spec) if textures else None
+        if look is None:
+            ids[spec.id] = add_entity(spec, client)
+            continue
+        if look not in loaded:
+            loaded[look] = p.loadTexture(str(texture_file(look)), physicsClientId=client)
+        ids[spec.id] = add_textured_box(spec, client, loaded[look], tile_metres(look))
+    return ids
+
+
+def _look(spec: EntitySpec) -> str | None:
+    if spec.kind not in ("floor", "room") or spec.shape != "box":
+        return None
+    return look_of_color(spec.rgba)
 
 
 def _decode(rgba: object, depth: object, seg: object, entity_of_body: np.ndarray,
@@ -112,8 +163,8 @@ def _decode(rgba: object, depth: object, seg: object, entity_of_body: np.ndarray
     rgb = np.asarray(rgba, dtype=np.uint8).reshape(*shape, 4)[..., :3]
     buffer = np.asarray(depth, dtype=np.float64).reshape(shape)
     near, far = options.near, options.far
-    metres = far * near / (far - (far - near) * buffer)  # OpenGL depth buffer -> eye distance
-    depth_mm = np.clip(np.rint(metres * 1000.0), 0, 65535).astype(np.uint16)
+    millimetres = (far * near * 1000.0) / (far - (far - near) * buffer)  # OpenGL depth -> eye
+    depth_mm = np.rint(np.minimum(millimetres, 65535.0)).astype(np.uint16)
     bodies = np.asarray(seg, dtype=np.int64).reshape(shape)
     # -1 (nothing) and any unknown body index the table's last entry, which is -1
     segmentation = entity_of_body[np.clip(bodies, -1, len(entity_of_body) - 1)]

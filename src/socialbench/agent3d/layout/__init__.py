@@ -10,6 +10,7 @@ choose layouts; planning reads their geometry; nothing here simulates. One modul
   entity ids, each with its source (agent spec or ours);
 * :mod:`~socialbench.agent3d.layout.geometry`: the scene's parts (``Wall``, ``Chasm``,
   ``Platform``, ``Occluder``, ``Goal``) and the ``Layout`` that holds them;
+* :mod:`~socialbench.agent3d.layout.cameras`: the fixed camera (ours or the released one);
 * :mod:`~socialbench.agent3d.layout.placement`: drawing looks, rooms and layouts, and placing
   an obstacle of a difficulty level on the lane.
 

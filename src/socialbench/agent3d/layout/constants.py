@@ -31,38 +31,67 @@ OCCLUDER_HEIGHT = 1.1  # ours: tall enough to hide the walls behind it from the 
 OCCLUDER_THICKNESS = 0.05  # agent spec: a thin panel
 OCCLUDER_GAP = 0.25  # ours: how far in front of the hidden obstacle the panel stands
 
-# --- positions (agent spec, "Layout and camera"). TDW is y up; we map TDW (x, y, z) to
-# (x, -(z - z_mid), y): TDW's x stays our x, its rows (z) become our y measured away from the
-# camera from the middle row z_mid, its height (y) our z.
-ONE_GOAL_SLOTS = (-1.32, -0.12, 1.08)  # agent spec: x in {1.08, -0.12, -1.32}
+# --- positions (agent spec, "Layout and camera"). TDW is y up and left-handed (x right, z
+# away from its cameras); ours is PyBullet's, z up and right-handed. One conversion for
+# everything (layouts, cameras, the released reader): TDW (x, y, z) -> ours (-x, -z, y).
+# Swapping and negating axes this way is a reflection, which is what turns a left-handed
+# frame into a right-handed one without mirroring the scene: seen from the released camera,
+# what TDW shows on the image's left, ours shows on the left too (tests/agent3d/test_camera.py).
+# TDW's cameras look along -z, so ours look along +y: rows lie at y = -z, in front of the
+# room's back wall (+y); the room is centred on TDW's origin.
+
+
+def tdw_point(vector: tuple[float, ...] | list[float]) -> tuple[float, float, float]:
+    """A TDW point or vector (y up, left-handed) in our frame (z up, right-handed)."""
+    x, y, z = (float(v) for v in vector)
+    return (-x + 0.0, -z + 0.0, y + 0.0)
+
+
+def tdw_quaternion(quaternion: tuple[float, ...] | list[float]) -> tuple[float, float, float,
+                                                                         float]:
+    """A TDW rotation quaternion (x, y, z, w) in our frame: the axis is an axial vector, so
+    under the reflection ``tdw_point`` it turns as -tdw_point(axis)."""
+    x, y, z, w = (float(v) for v in quaternion)
+    return (x + 0.0, z + 0.0, -y + 0.0, w)
+
+
+def tdw_camera(position: tuple[float, float, float], euler_deg: tuple[float, ...],
+               distance: float = 3.0) -> tuple[tuple[float, float, float],
+                                               tuple[float, float, float]]:
+    """(eye, a point ``distance`` along the view) of a TDW camera (Unity Euler angles in
+    degrees: pitch down about x, then yaw about y from +z) in our frame."""
+    pitch, yaw = math.radians(euler_deg[0]), math.radians(euler_deg[1])
+    forward = tdw_point((math.cos(pitch) * math.sin(yaw), -math.sin(pitch),
+                         math.cos(pitch) * math.cos(yaw)))
+    eye = tdw_point(position)
+    return eye, tuple(round(e + distance * d, 5) + 0.0 for e, d in zip(eye, forward,
+                                                                     strict=True))
+
+
+def _tdw_xs(xs: tuple[float, ...]) -> tuple[float, ...]:
+    return tuple(sorted(tdw_point((x, 0.0, 0.0))[0] for x in xs))
+
+
+def _tdw_rows(rows_z: tuple[float, ...]) -> tuple[float, ...]:
+    return tuple(sorted(tdw_point((0.0, 0.0, z))[1] for z in rows_z))
+
+
+# agent spec: one-goal x in {1.08, -0.12, -1.32} -> ours (-1.08, 0.12, 1.32)
+ONE_GOAL_SLOTS = _tdw_xs((-1.32, -0.12, 1.08))
 TWO_GOAL_AGENT_X = 0.0  # agent spec: agent at x = 0
 TWO_GOAL_OBSTACLE_X = 0.83  # agent spec: obstacles at x = +-0.83
 TWO_GOAL_GOAL_X = 1.66  # agent spec: goals at x = +-1.66
-
-
-def _tdw_rows(rows_z: tuple[float, ...], z_mid: float) -> tuple[float, ...]:
-    return tuple(round(-(z - z_mid), 3) + 0.0 for z in rows_z)
-
-
-def _tdw_camera(position: tuple[float, float, float], pitch_deg: float, yaw_deg: float,
-                z_mid: float) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
-    """(eye, a point 3 m along the view) of a TDW camera (Unity Euler angles: pitch down,
-    yaw about y from +z) in our frame."""
-    pitch, yaw = math.radians(pitch_deg), math.radians(yaw_deg)
-    forward = (math.cos(pitch) * math.sin(yaw), -math.sin(pitch), math.cos(pitch) * math.cos(yaw))
-    eye = (position[0], -(position[2] - z_mid), position[1])
-    look = (forward[0], -forward[2], forward[1])
-    return eye, tuple(round(e + 3.0 * d, 5) for e, d in zip(eye, look, strict=True))
-
-
-ONE_GOAL_Z_MID = -2.466  # agent spec: one-goal rows z {-2.795, -2.466, -1.917}
-TWO_GOAL_Z_MID = -3.806  # agent spec: two-goal rows z {-4.355, -3.806, -3.257}
-ONE_GOAL_ROWS = _tdw_rows((-2.795, -2.466, -1.917), ONE_GOAL_Z_MID)
-TWO_GOAL_ROWS = _tdw_rows((-4.355, -3.806, -3.257), TWO_GOAL_Z_MID)
-# agent spec: one-goal camera at (1, 1.45, 0.69), rotation (23.06, -154.9, 0) degrees;
-# two-goal camera at (0, 1.678, 1.168), rotation (14.45, 180, 0)
-ONE_GOAL_CAMERA = _tdw_camera((1.0, 1.45, 0.69), 23.06, -154.9, ONE_GOAL_Z_MID)
-TWO_GOAL_CAMERA = _tdw_camera((0.0, 1.678, 1.168), 14.45, 180.0, TWO_GOAL_Z_MID)
+ONE_GOAL_ROWS = _tdw_rows((-2.795, -2.466, -1.917))  # agent spec: rows z about these
+TWO_GOAL_ROWS = _tdw_rows((-4.355, -3.806, -3.257))  # agent spec
+# agent spec: the released generator's cameras. One-goal at (1, 1.45, 0.69), rotation
+# (23.06, -154.9, 0) degrees; two-goal at (0, 1.678, 1.168), rotation (14.45, 180, 0)
+RELEASED_ONE_GOAL_CAMERA = tdw_camera((1.0, 1.45, 0.69), (23.06, -154.9, 0.0))
+RELEASED_TWO_GOAL_CAMERA = tdw_camera((0.0, 1.678, 1.168), (14.45, 180.0, 0.0))
+# ours (the default camera, ``layout/cameras.py``): from in front of the lane, looking down
+# at this pitch, framing the lane's x span (the agent's and goals' slots) with this margin
+CAMERA_PITCH_DEG = 42.0  # ours: sees over 0.7 m walls and shows a jump's height and shadow
+CAMERA_MARGIN = 0.22  # m beyond the outer objects' sides (perspective widens raised goals), ours
+CAMERA_STYLES = ("ours", "released")
 
 # --- looks (agent spec: 8 goal colours in two sets of four; labels 1-8 are the colour codes)
 GOAL_COLORS = (

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
+from socialbench.agent3d.layout.cameras import scene_camera
 from socialbench.agent3d.layout.constants import (
     AGENT_ID,
     AGENT_SIZE,
@@ -24,8 +25,6 @@ from socialbench.agent3d.layout.constants import (
     OCCLUDER_HEIGHT,
     OCCLUDER_ID,
     OCCLUDER_THICKNESS,
-    ONE_GOAL_CAMERA,
-    ONE_GOAL_Z_MID,
     PLATFORM_TOP,
     RAISED_FLOOR,
     RAISED_HALF_DEPTH,
@@ -33,8 +32,6 @@ from socialbench.agent3d.layout.constants import (
     ROOM_SIZE,
     ROOM_WALL_HEIGHT,
     ROOM_WALL_THICKNESS,
-    TWO_GOAL_CAMERA,
-    TWO_GOAL_Z_MID,
     WALL_LOOKS,
 )
 from socialbench.agent3d.schema import (
@@ -124,6 +121,7 @@ class Occluder:
     y: float
     width: float
     falls: bool = False  # knocked over at the end of a test video
+    height: float = OCCLUDER_HEIGHT  # scenario 3 sizes it to hide the wall from the camera
 
 
 @dataclass(frozen=True)
@@ -158,8 +156,8 @@ class Layout:
 
     @property
     def room_centre_y(self) -> float:
-        """The room is centred on TDW's origin, which our layout frame shifts to y = z_mid."""
-        return TWO_GOAL_Z_MID if self.two_goals else ONE_GOAL_Z_MID
+        """The room is centred on TDW's origin, which is ours too (``constants.tdw_point``)."""
+        return 0.0
 
     def room_looks(self) -> dict[str, str]:
         """The room's appearance, by name (recorded in ``scene_config.json``)."""
@@ -201,7 +199,7 @@ class Layout:
         if self.occluder is not None:
             o = self.occluder
             boxes.append((o.x - o.width / 2, o.y - OCCLUDER_THICKNESS / 2, o.x + o.width / 2,
-                          o.y + OCCLUDER_THICKNESS / 2, OCCLUDER_HEIGHT))
+                          o.y + OCCLUDER_THICKNESS / 2, o.height))
         return boxes
 
     # ---------------------------------------------------------------- entities
@@ -256,8 +254,8 @@ class Layout:
             o = self.occluder
             out.append(EntitySpec(
                 id=OCCLUDER_ID, name="occluder", kind="occluder", shape="box",
-                size=(o.width, OCCLUDER_THICKNESS, OCCLUDER_HEIGHT),
-                position=(o.x, o.y, base + OCCLUDER_HEIGHT / 2 + 1e-3), label=OCCLUDER_LABEL,
+                size=(o.width, OCCLUDER_THICKNESS, o.height),
+                position=(o.x, o.y, base + o.height / 2 + 1e-3), label=OCCLUDER_LABEL,
                 rgba=OCCLUDER_COLOR, static=not o.falls, mass=2.0 if o.falls else 0.0))
         out.extend(self._floor_entities())
         return out
@@ -300,12 +298,9 @@ class Layout:
                 for k, (name, (x, y), (sx, sy)) in enumerate(walls)]
 
     def camera(self) -> Camera:
-        """The released generator's fixed camera (rows vary, the camera does not), raised with
-        a raised floor (agent spec)."""
-        eye, target = TWO_GOAL_CAMERA if self.two_goals else ONE_GOAL_CAMERA
-        lift = self.floor
-        return Camera(position=(eye[0], eye[1], eye[2] + lift),
-                      target=(target[0], target[1], target[2] + lift))
+        """The scene's fixed camera (``layout/cameras.py``: ours by default, or the released
+        generator's); it depends on the lane and floor only, never on the obstacles."""
+        return scene_camera(self.two_goals, self.row, self.floor)
 
     def config(self, scenario: int, trial_type: str, video: str, seed: int,
                annotations: dict) -> SceneConfig:

@@ -1,0 +1,78 @@
+"""Can a person judge a rendered video? Framing figures read from its segmentation.
+
+For one rendered video (its ``segmentation`` frames, entity id per pixel): how large the agent
+is (pixel extent: the larger side of its box of pixels), whether every goal object lies wholly
+inside the frame (none of its pixels on the image's border in any frame where it is seen) and
+in what share of the frames the agent is seen at all. ``framing_problems`` turns them into
+one-line problems against the thresholds below; ``agent validate`` runs it on rendered videos.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from socialbench.agent3d.schema import SceneConfig
+
+MIN_AGENT_PIXELS = 15  # issue threshold: the agent >= 15 px across at 200 x 200
+MIN_AGENT_VISIBLE = 0.8  # ours: the agent seen in at least 80 % of a video's frames
+REFERENCE_SIDE = 200  # the agent size threshold is for 200-pixel frames; scaled for others
+
+
+@dataclass(frozen=True)
+class Framing:
+    agent_extent_px: float  # median over frames where the agent is seen (0: never seen)
+    agent_visible: float  # share of frames with at least one agent pixel
+    goals_cut: tuple[int, ...]  # goal ids touching the image border in some frame
+    goals_unseen: tuple[int, ...]  # goal ids not seen in any frame
+    width: int
+    height: int
+
+
+def measure_framing(config: SceneConfig, segmentation: np.ndarray | Iterable[np.ndarray]
+                    ) -> Framing:
+    """Framing figures of one video from its (N, H, W) entity-id segmentation."""
+    agent_ids = [e.id for e in config.entities if e.kind == "agent"]
+    goal_ids = [e.id for e in config.entities if e.kind == "goal"]
+    extents, seen_agent, frames = [], 0, 0
+    goals_cut: set[int] = set()
+    goals_seen: set[int] = set()
+    height = width = 0
+    for frame in segmentation:
+        frames += 1
+        height, width = frame.shape
+        agent = np.isin(frame, agent_ids)
+        if agent.any():
+            seen_agent += 1
+            rows, cols = np.flatnonzero(agent.any(axis=1)), np.flatnonzero(agent.any(axis=0))
+            extents.append(max(rows[-1] - rows[0] + 1, cols[-1] - cols[0] + 1))
+        border = np.concatenate([frame[0], frame[-1], frame[:, 0], frame[:, -1]])
+        for goal in goal_ids:
+            if goal in goals_seen or (frame == goal).any():
+                goals_seen.add(goal)
+                if (border == goal).any():
+                    goals_cut.add(goal)
+    return Framing(agent_extent_px=float(np.median(extents)) if extents else 0.0,
+                   agent_visible=seen_agent / frames if frames else 0.0,
+                   goals_cut=tuple(sorted(goals_cut)),
+                   goals_unseen=tuple(sorted(set(goal_ids) - goals_seen)),
+                   width=width, height=height)
+
+
+def framing_problems(framing: Framing, check_visibility: bool = True) -> list[str]:
+    """One line per framing figure below its threshold (agent size scaled to the frame)."""
+    problems = []
+    needed = MIN_AGENT_PIXELS * min(framing.width, framing.height) / REFERENCE_SIDE
+    if framing.agent_extent_px < needed:
+        problems.append(f"agent {framing.agent_extent_px:.0f} px across (median), below "
+                        f"{needed:.0f} px for a {framing.width}x{framing.height} frame")
+    if framing.goals_cut:
+        problems.append(f"goal(s) {list(framing.goals_cut)} cut by the image's edge")
+    if framing.goals_unseen:
+        problems.append(f"goal(s) {list(framing.goals_unseen)} never in view")
+    if check_visibility and framing.agent_visible < MIN_AGENT_VISIBLE:
+        problems.append(f"agent seen in {framing.agent_visible:.0%} of the frames, below "
+                        f"{MIN_AGENT_VISIBLE:.0%}")
+    return problems

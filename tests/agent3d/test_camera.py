@@ -1,0 +1,117 @@
+"""AGENT cameras and the TDW convention: what each camera shows, on which side, how large."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from socialbench.agent3d.framing import measure_framing
+from socialbench.agent3d.layout import constants, placement
+from socialbench.agent3d.layout.cameras import camera_style, released_camera, scene_camera
+from socialbench.agent3d.released import tdw_position
+from socialbench.agent3d.render import RenderOptions, render_frames
+from socialbench.agent3d.schema import EntitySpec, EntityState, SceneConfig, Video
+from socialbench.agent3d.shadows import rotation_matrices
+
+FULL = RenderOptions(width=200, height=200, frames="none", mp4=False)
+
+
+def _still(config: SceneConfig, options: RenderOptions = FULL):
+    """Render the scene once, every entity at its configured pose."""
+    states = [EntityState(e.id, e.position, e.orientation) for e in config.entities]
+    return next(render_frames(Video(config, [states]), options))
+
+
+def _marker(entity_id: int, tdw: tuple[float, float, float]) -> EntitySpec:
+    return EntitySpec(entity_id, f"marker_{entity_id}", "goal", "box", (0.2, 0.2, 0.2),
+                      tdw_position(tdw), label=1, rgba=(0.9, 0.1, 0.1, 1.0))
+
+
+@pytest.mark.parametrize("two_goals", [False, True])
+def test_tdw_plus_x_shows_on_the_left_of_the_released_cameras(two_goals):
+    # TDW's cameras look along -z (yaw 180, or -154.9 for one goal); Unity is left-handed, so
+    # its image's right is TDW -x: of two objects on a row, the one at larger TDW x is on the
+    # left. One conversion (x, y, z) -> (-x, -z, y) keeps that, for the layouts and the reader.
+    z = -3.806 if two_goals else -2.466
+    left, right = (1.0, 0.1, z), (-1.0, 0.1, z)
+    config = SceneConfig(2, "2.1", "expected", [_marker(2, left), _marker(3, right)],
+                         released_camera(two_goals, 0.0))
+    seg = _still(config, RenderOptions(width=64, height=64, shadows=False)).segmentation
+    columns = {k: np.flatnonzero((seg == k).any(axis=0)).mean() for k in (2, 3)}
+    assert columns[2] < 32 < columns[3]
+
+
+def test_the_released_reader_and_the_layouts_share_one_conversion():
+    # a hand-made TDW point: the one-goal slot x = 1.08 on the middle row, 0.1 m up
+    ours = tdw_position((1.08, 0.1, -2.466))
+    assert ours == pytest.approx((-1.08, 2.466, 0.1))
+    assert ours[0] == constants.ONE_GOAL_SLOTS[0] and ours[1] == constants.ONE_GOAL_ROWS[1]
+    assert constants.tdw_point((1.08, 0.1, -2.466)) == ours
+    # rotations follow the points: rotating in TDW then converting = converting then rotating
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        q = rng.normal(size=4)
+        q /= np.linalg.norm(q)
+        v = rng.normal(size=3)
+        rotated = rotation_matrices(q[None])[0] @ v
+        q_ours = np.asarray(constants.tdw_quaternion(tuple(q)))
+        np.testing.assert_allclose(rotation_matrices(q_ours[None])[0]
+                                   @ np.asarray(constants.tdw_point(tuple(v))),
+                                   constants.tdw_point(tuple(rotated)), atol=1e-9)
+
+
+def _layout(two_goals: bool, agent_shape: str, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    if two_goals:
+        return placement.two_goal_layout(rng, [("cube", 1), ("cone", 5)], agent_shape,
+                                         constants.AGENT_COLORS[0])
+    return placement.one_goal_layout(rng, "cube", 1, agent_shape, constants.AGENT_COLORS[0],
+                                     direction=1)
+
+
+@pytest.mark.parametrize("two_goals", [False, True])
+@pytest.mark.parametrize("row", [0, 2])
+def test_our_camera_keeps_every_goal_whole_and_the_agent_in_view(two_goals, row):
+    layout = _layout(two_goals, "cube")
+    rows = constants.TWO_GOAL_ROWS if two_goals else constants.ONE_GOAL_ROWS
+    layout = layout.with_changes(row=rows[row])
+    config = layout.config(2, "2.1", "expected", 0, {})
+    framing = measure_framing(config, [_still(config).segmentation])
+    assert framing.goals_cut == () and framing.goals_unseen == ()
+    assert framing.agent_visible == 1.0
+    # one-goal scenes: a cube agent at least 15 px across at 200 x 200 (issue 11's figure);
+    # two-goal scenes' goals 3.5 m apart leave at most ~11 px for 0.2 m across the frame
+    assert framing.agent_extent_px >= (15 if not two_goals else 12)
+
+
+def test_our_camera_shows_the_agent_larger_than_the_released_one_on_every_row_and_side():
+    # the released one-goal camera films from one side, obliquely: the agent's size depends
+    # on its row and side (9-16 px for a sphere); ours is frontal, 14 px everywhere
+    sizes: dict[str, list[float]] = {"released": [], "ours": []}
+    for direction in (-1, 1):
+        base = placement.one_goal_layout(np.random.default_rng(0), "cube", 1, "sphere",
+                                         constants.AGENT_COLORS[0], direction=direction)
+        for row in constants.ONE_GOAL_ROWS:
+            for style in sizes:
+                with camera_style(style):
+                    config = base.with_changes(row=row).config(2, "2.1", "expected", 0, {})
+                framing = measure_framing(config, [_still(config).segmentation])
+                assert framing.goals_cut == ()
+                sizes[style].append(framing.agent_extent_px)
+    assert min(sizes["ours"]) >= 13 and min(sizes["ours"]) > min(sizes["released"]) + 2
+    assert max(sizes["ours"]) - min(sizes["ours"]) <= 2
+
+
+def test_cameras_depend_on_the_lane_and_floor_only():
+    one = scene_camera(False, 2.466, 0.0)
+    raised = scene_camera(False, 2.466, constants.RAISED_FLOOR)
+    assert raised.position[2] == pytest.approx(one.position[2] + constants.RAISED_FLOOR)
+    base = _layout(False, "cube")
+    with_wall = base.with_changes(walls=[placement.wall_across(0.12, base.row, 0.4, 0.2, 1.1)])
+    assert base.camera() == with_wall.camera()
+    # ours looks down at the configured pitch, along +y (TDW's -z)
+    direction = np.subtract(one.target, one.position)
+    pitch = math.degrees(math.atan2(-direction[2], direction[1]))
+    assert pitch == pytest.approx(constants.CAMERA_PITCH_DEG, abs=1e-3) and direction[0] == 0
