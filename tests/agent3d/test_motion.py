@@ -18,8 +18,6 @@ from socialbench.agent3d.motion import (
     Mover,
     Simulation,
     Step,
-    jump_height_at,
-    solve_jump,
 )
 from socialbench.agent3d.planning import W_V, candidate_plans, choose_goal, efficient_plan
 
@@ -37,28 +35,6 @@ def _run(layout: geometry.Layout, plan: planning.Plan, ghosts: tuple[int, ...] =
         Mover(sim).run([*plan.steps, Step("settle", seconds=0.3)])
         track = np.array(sim.video().track(constants.AGENT_ID))
         return sim, track
-
-
-def test_solve_jump_clears_exactly_and_takes_the_least_impulse():
-    apex, vh, vz = solve_jump(span=1.0, clear_from=0.24, clear_to=0.64, clear_height=0.45)
-    heights = [jump_height_at(x, apex, 1.0, 0.0) for x in (0.24, 0.64)]
-    assert min(heights) >= 0.45 - 1e-9
-    speed = vh * vh + vz * vz
-    for other in (apex * 1.05, apex * 1.3):  # any higher jump needs a bigger impulse ...
-        vz2 = math.sqrt(2 * 9.81 * other)
-        vh2 = 1.0 / (2 * vz2 / 9.81)
-        assert vh2 ** 2 + vz2 ** 2 >= speed - 1e-9
-    lower = apex * 0.97  # ... and a lower one does not clear (the clearance binds here)
-    assert min(jump_height_at(x, lower, 1.0, 0.0) for x in (0.24, 0.64)) < 0.45
-
-
-def test_wider_and_higher_obstacles_need_bigger_jumps():
-    low = solve_jump(1.0, 0.24, 0.54, 0.15)[0]
-    high = solve_jump(1.0, 0.24, 0.54, 0.65)[0]
-    assert high > low
-    narrow = solve_jump(1.0, 0.24, 0.64, 0.05)
-    wide = solve_jump(2.0, 0.24, 1.64, 0.05)
-    assert wide[1] ** 2 + wide[2] ** 2 > narrow[1] ** 2 + narrow[2] ** 2
 
 
 def test_long_wall_is_jumped_in_physics_without_touching_it():

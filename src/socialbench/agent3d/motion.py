@@ -1,13 +1,17 @@
 """The AGENT agent's motion, simulated in PyBullet: forces and impulses, never positions on rails.
 
-Primitives (agent spec, "Agent motion"):
+Primitives (agent spec, "Agent motion"), each a whole number of 35 fps frames; the controllers
+act once per frame (agent spec: "each frame a force steers the velocity"), the physics runs
+``SUBSTEPS`` steps of 1/210 s per frame inside PyBullet (``numSubSteps``):
 
-- ``walk_to``: each physics step a horizontal force steers the agent's velocity toward
-  ``WALK_SPEED`` (1.3 m/s) at the next waypoint; intermediate waypoints are reached at 0.01 m
-  (or when passed), the goal at 0.24 m, where the agent brakes to a stop. Ramps are climbed by
-  the same controller: the ramp's contact force turns the horizontal push into a climb.
-- ``jump``: stop, one impulse (a one-step force) sized by :func:`solve_jump` from the obstacle it
-  must clear, then free flight under gravity until the agent touches something again.
+- ``walk_to``: turn to face the point (the rotate primitive), then a horizontal force steers the
+  velocity toward the point at a speed that rises by ``ACCELERATION`` up to ``WALK_SPEED``
+  (1.3 m/s) and falls as a constant ``BRAKE_DECELERATION`` allows, so the agent stops there:
+  waypoints are approached to 0.01 m, the goal to 0.24 m (agent spec). Ramps are climbed by the
+  same controller: the ramp's contact force turns the horizontal push into a climb.
+- ``jump``: walk to the take-off point and stop, one impulse (the launch velocity of
+  ``jumps.solve``, re-solved from where the agent stopped), free flight under gravity until it
+  touches down, then braking to a stop.
 - ``look_around`` / ``turn_to``: the gaze (the body's yaw) turns 2 degrees per frame.
 - ``settle`` / ``give_up``: stay (braking) for a while; giving up is looking around and staying.
 
@@ -25,7 +29,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from socialbench.agent3d.bodies import GRAVITY, build_scene, physics_client, read_state
+from socialbench.agent3d.bodies import (
+    GRAVITY,
+    ROUND_DIGITS,
+    build_scene,
+    physics_client,
+    read_state,
+)
+from socialbench.agent3d.jumps import JumpProblem, Launch, solve, solve_from
 from socialbench.agent3d.physics import p
 from socialbench.agent3d.schema import FPS, EntityState, SceneConfig, Video
 
@@ -34,7 +45,10 @@ WAYPOINT_TOLERANCE = 0.01  # agent spec: waypoints approached to 0.01 m
 GOAL_TOLERANCE = 0.24  # agent spec: the goal approached to 0.24 m
 GAZE_STEP_DEG = 2.0  # agent spec: the gaze turns in 2-degree steps (one per frame)
 SUBSTEPS = 6  # physics steps per 35 fps frame: 1/210 s, BIPaCK's 5 ms step rounded to fit frames
-TIMESTEP = 1.0 / (FPS * SUBSTEPS)
+FRAME_TIME = 1.0 / FPS
+TIMESTEP = FRAME_TIME / SUBSTEPS
+FACING_TOLERANCE_DEG = 0.5  # a turn ends this close to its heading (ours)
+ACCELERATION = 2.0  # m/s^2: how fast a walk gets up to speed, ~0.65 s to 1.3 m/s (ours)
 STEER_TIME = 0.12  # s: the walk controller closes a velocity error in about this time (ours)
 STOP_STEER_TIME = 0.04  # s: tighter while coming to a stop, so stops land on the point (ours)
 MAX_WALK_FORCE = 25.0  # N on the 1 kg agent: enough to climb a 27-degree ramp at speed (ours)
@@ -49,91 +63,58 @@ class MotionError(RuntimeError):
     """The agent could not carry out a primitive (stuck, fell): the recipe resamples the scene."""
 
 
-# ------------------------------------------------------------------------------- jump physics
+# ------------------------------------------------------------------------------------ jumps
 
 
 @dataclass(frozen=True)
 class Jump:
-    """A ballistic jump of the agent's centre from ``takeoff`` to ``landing`` (x, y on the floor).
+    """A jump along a lane: ``origin`` is the obstacle's near side on the lane (x = 0 of the
+    ``problem``), ``heading`` the lane's unit direction (x, y), ``launch`` the solution (its
+    launch speeds and the clearance over the obstacle)."""
 
-    ``rise``: landing floor height minus take-off floor height; ``apex``: the peak height of the
-    agent above take-off; ``speed_h`` / ``speed_v``: launch velocity, horizontal and vertical.
-    """
+    origin: tuple[float, float]
+    heading: tuple[float, float]
+    problem: JumpProblem
+    launch: Launch
 
-    takeoff: tuple[float, float]
-    landing: tuple[float, float]
-    rise: float
-    apex: float
-    speed_h: float
-    speed_v: float
-    clear: tuple[float, float, float] = (0.0, 0.0, 0.0)  # solve_jump's from, to, height
+    @classmethod
+    def pose(cls, origin: tuple[float, float], heading: tuple[float, float],
+             problem: JumpProblem) -> Jump | None:
+        """The least-effort jump of ``problem`` at ``origin`` (None: no jump does it)."""
+        launch = solve(problem)
+        return None if launch is None else cls(origin, heading, problem, launch)
+
+    def _along(self, distance: float) -> tuple[float, float]:
+        return (self.origin[0] + distance * self.heading[0],
+                self.origin[1] + distance * self.heading[1])
+
+    @property
+    def takeoff(self) -> tuple[float, float]:
+        return self._along(-self.launch.distance)
+
+    @property
+    def landing(self) -> tuple[float, float]:
+        return self._along(self.launch.span - self.launch.distance)
+
+    @property
+    def rise(self) -> float:
+        return self.problem.rise
+
+    @property
+    def apex(self) -> float:
+        """The peak of the agent's centre above its take-off height."""
+        return self.launch.apex
 
     def from_here(self, here: tuple[float, float]) -> Jump:
         """The same jump re-solved from where the agent actually stopped (a few mm off)."""
-        shift = float(np.dot(np.subtract(here, self.takeoff),
-                             np.subtract(self.landing, self.takeoff)) / self.span)
-        start, to, height = self.clear
-        solved = solve_jump(self.span - shift, start - shift, to - shift, height, self.rise)
-        if solved is None:
-            return self
-        return Jump(takeoff=tuple(here), landing=self.landing, rise=self.rise, apex=solved[0],
-                    speed_h=solved[1], speed_v=solved[2], clear=(start - shift, to - shift,
-                                                                 height))
-
-    @property
-    def span(self) -> float:
-        return math.dist(self.takeoff, self.landing)
+        distance = -((here[0] - self.origin[0]) * self.heading[0]
+                     + (here[1] - self.origin[1]) * self.heading[1])
+        launch = solve_from(self.problem, distance)
+        return self if launch is None else Jump(self.origin, self.heading, self.problem, launch)
 
     def launch_velocity(self) -> tuple[float, float, float]:
-        dx, dy = self.landing[0] - self.takeoff[0], self.landing[1] - self.takeoff[1]
-        return (self.speed_h * dx / self.span, self.speed_h * dy / self.span, self.speed_v)
-
-
-def jump_height_at(x: float, apex: float, span: float, rise: float,
-                   gravity: float = -GRAVITY) -> float:
-    """Height above take-off, at horizontal distance ``x``, of the jump with that apex."""
-    vz, vh = _launch(apex, span, rise, gravity)
-    t = x / vh
-    return vz * t - 0.5 * gravity * t * t
-
-
-def _launch(apex: float, span: float, rise: float, gravity: float) -> tuple[float, float]:
-    vz = math.sqrt(2.0 * gravity * apex)
-    flight = vz / gravity + math.sqrt(max(2.0 * (apex - rise) / gravity, 0.0))
-    return vz, span / flight
-
-
-def solve_jump(span: float, clear_from: float, clear_to: float, clear_height: float,
-               rise: float = 0.0, gravity: float = -GRAVITY,
-               max_apex: float = 4.0) -> tuple[float, float, float] | None:
-    """The least-impulse jump over an obstacle: ``(apex, speed_h, speed_v)``, or None.
-
-    The agent's bottom must stay at least ``clear_height`` above the take-off floor while it is
-    between ``clear_from`` and ``clear_to`` (horizontal distances from take-off, already widened
-    by the agent's half-width), and land ``span`` metres away at height ``rise``. Among the
-    jumps that clear, the one with the smallest launch speed is taken (the agent's cost grows
-    with the force it applies): a high thin wall gives a steep jump, a wide chasm a long flat one.
-    """
-    floor = max(rise, 0.0) + 1e-4
-
-    def clears(apex: float) -> bool:
-        # the flight path is a parabola: over an interval it is lowest at one of its ends
-        return all(jump_height_at(x, apex, span, rise, gravity) >= clear_height
-                   for x in (clear_from, clear_to))
-
-    if not clears(max_apex):
-        return None
-    low, high = floor, max_apex
-    if not clears(low):
-        for _ in range(60):  # bisection: a higher apex lifts the whole arc of a fixed span
-            middle = 0.5 * (low + high)
-            low, high = (low, middle) if clears(middle) else (middle, high)
-        low = high
-    apexes = np.linspace(low, min(max_apex, low + 3.0), 301)
-    speeds = [sum(v * v for v in _launch(a, span, rise, gravity)) for a in apexes]
-    apex = float(apexes[int(np.argmin(speeds))])
-    vz, vh = _launch(apex, span, rise, gravity)
-    return apex, vh, vz
+        speed = self.launch.speed_h
+        return (speed * self.heading[0], speed * self.heading[1], self.launch.speed_v)
 
 
 # ----------------------------------------------------------------------------- simulation
@@ -147,10 +128,18 @@ class Simulation:
         self.config = config
         self._context = physics_client(timestep=TIMESTEP)
         self.client = self._context.__enter__()
+        # one stepSimulation call is one frame: SUBSTEPS physics steps of TIMESTEP inside
+        # PyBullet, forces applied before the call acting through all of them
+        p.setPhysicsEngineParameter(fixedTimeStep=FRAME_TIME, numSubSteps=SUBSTEPS,
+                                    physicsClientId=self.client)
         self.ids = build_scene(config, self.client)
         self.agent = self.ids[agent_id]
-        # free flight is ballistic: no linear drag (PyBullet's default 0.04 would shorten jumps)
-        p.changeDynamics(self.agent, -1, linearDamping=0.0, physicsClientId=self.client)
+        # free flight is ballistic: no linear drag (PyBullet's default 0.04 would shorten jumps);
+        # the gaze controller sets the spin every frame (the spec's strong angular drag: the
+        # agent never spins freely), so PyBullet's angular damping would only blur its 2-degree
+        # steps
+        p.changeDynamics(self.agent, -1, linearDamping=0.0, angularDamping=0.0,
+                         physicsClientId=self.client)
         for ghost in ghosts:  # type 2.5 surprising: the agent passes through these
             p.setCollisionFilterPair(self.agent, self.ids[ghost], -1, -1, 0,
                                      physicsClientId=self.client)
@@ -164,9 +153,10 @@ class Simulation:
         static = {e.id for e in config.entities if e.static or e.mass <= 0}
         self._static = {e: read_state(self.client, e, b) for e, b in self.ids.items()
                         if e in static}
-        self._agent_state: tuple | None = None  # (position, orientation, velocity, spin)
-        self.gaze: float = self.yaw()
+        self._agent_id = agent_id
+        self._agent_state: tuple = ()  # (position, orientation, velocity, spin), this frame's
         self.record()
+        self.gaze: float = self.yaw()
 
     def __enter__(self) -> Simulation:
         return self
@@ -176,6 +166,8 @@ class Simulation:
 
     def close(self) -> None:
         if self._context is not None:
+            # the client goes back to the pool: one physics step per stepSimulation call again
+            p.setPhysicsEngineParameter(numSubSteps=0, physicsClientId=self.client)
             self._context.__exit__(None, None, None)
             self._context = None
 
@@ -184,9 +176,19 @@ class Simulation:
 
     # -- stepping
     def record(self) -> None:
-        self.frames.append([self._static.get(e) or read_state(self.client, e, b)
+        """Read the agent once (the states recorded, and what the next frame's controllers
+        see) and every other moving body, and note the agent's deepest contacts."""
+        client = self.client
+        pose = p.getBasePositionAndOrientation(self.agent, physicsClientId=client)
+        speed = p.getBaseVelocity(self.agent, physicsClientId=client)
+        self._agent_state = (np.asarray(pose[0]), pose[1], np.asarray(speed[0]), speed[1])
+        # bodies.rounded's numbers (PyBullet gives floats), without its per-call overhead
+        agent = EntityState(self._agent_id, *[tuple([round(v, ROUND_DIGITS) + 0.0 for v in vs])
+                                              for vs in (*pose, *speed)])
+        self.frames.append([agent if e == self._agent_id else
+                            self._static.get(e) or read_state(client, e, b)
                             for e, b in self.ids.items()])
-        for contact in p.getContactPoints(bodyA=self.agent, physicsClientId=self.client):
+        for contact in p.getContactPoints(bodyA=self.agent, physicsClientId=client):
             if contact[2] in self.floors:
                 self.floor_penetration = max(self.floor_penetration, -contact[8])
             elif contact[2] not in self.ghosts and -contact[8] > self.penetration:
@@ -194,35 +196,25 @@ class Simulation:
                 self.penetrated = contact[2]
 
     def frame(self, control: Callable[[], None] | None = None) -> None:
-        """Advance one 35 fps frame: ``SUBSTEPS`` physics steps, each after ``control``."""
-        for _ in range(SUBSTEPS):
-            if control is not None:
-                control()
-            self._steer_gaze()
-            p.stepSimulation(physicsClientId=self.client)
-            self._agent_state = None
+        """Advance one 35 fps frame: ``control`` (forces, impulses) and the gaze act once,
+        then ``SUBSTEPS`` physics steps run."""
+        if control is not None:
+            control()
+        self._steer_gaze()
+        p.stepSimulation(physicsClientId=self.client)
         self.record()
-
-    def _agent(self) -> tuple:
-        """The agent's (position, orientation, velocity, angular velocity), read once per
-        physics step: the controller and the gaze share it (forces act only at the step)."""
-        if self._agent_state is None:
-            pose = p.getBasePositionAndOrientation(self.agent, physicsClientId=self.client)
-            speed = p.getBaseVelocity(self.agent, physicsClientId=self.client)
-            self._agent_state = (np.asarray(pose[0]), pose[1], np.asarray(speed[0]), speed[1])
-        return self._agent_state
 
     def _steer_gaze(self) -> None:
         """Turn the body's yaw toward the gaze, at most 2 degrees per frame.
 
         Tilting stays physical (a cube tips onto a ramp's slope), but a spring-damper pulls
-        the body upright again, so a cone cannot topple. Plain floats: this runs every step."""
-        _, (x, y, z, w), _, spin = self._agent()
+        the body upright again, so a cone cannot topple. Plain floats: this runs every frame."""
+        _, (x, y, z, w), _, spin = self._agent_state
         yaw = math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
         limit = math.radians(GAZE_STEP_DEG) * FPS
-        rate = max(-limit, min(limit, _wrap(self.gaze - yaw) / TIMESTEP))
+        rate = max(-limit, min(limit, _wrap(self.gaze - yaw) / FRAME_TIME))
         up_x, up_y = 2.0 * (x * z + w * y), 2.0 * (y * z - w * x)  # the body's z axis, in world
-        keep, pull = 1.0 - RIGHTING_DAMPING * TIMESTEP, RIGHTING_STIFFNESS * TIMESTEP
+        keep, pull = 1.0 - RIGHTING_DAMPING * FRAME_TIME, RIGHTING_STIFFNESS * FRAME_TIME
         # up x (0, 0, 1) = (up_y, -up_x, 0): the axis that turns the body back upright
         p.resetBaseVelocity(self.agent, angularVelocity=(spin[0] * keep + pull * up_y,
                                                          spin[1] * keep - pull * up_x, rate),
@@ -230,25 +222,31 @@ class Simulation:
 
     # -- agent state
     def position(self) -> np.ndarray:
-        return self._agent()[0].copy()
+        return self._agent_state[0].copy()
 
     def velocity(self) -> np.ndarray:
-        return self._agent()[2].copy()
+        return self._agent_state[2].copy()
 
     def yaw(self) -> float:
-        return p.getEulerFromQuaternion(self._agent()[1])[2]
+        return p.getEulerFromQuaternion(self._agent_state[1])[2]
 
     def touching(self) -> bool:
         return bool(p.getContactPoints(bodyA=self.agent, physicsClientId=self.client))
 
     def push(self, force: Iterable[float]) -> None:
-        p.applyExternalForce(self.agent, -1, list(force), self._agent()[0].tolist(),
+        """A force on the agent's centre for the coming frame."""
+        p.applyExternalForce(self.agent, -1, list(force), self._agent_state[0].tolist(),
                              p.WORLD_FRAME, physicsClientId=self.client)
+
+    def kick(self, velocity: Iterable[float]) -> None:
+        """An impulse: the agent's velocity becomes ``velocity`` at once (m * dv, the jump)."""
+        p.resetBaseVelocity(self.agent, linearVelocity=list(velocity),
+                            physicsClientId=self.client)
 
 
 def _norm(vector: np.ndarray) -> float:
     """``np.linalg.norm`` of a 1-D vector, the same operations (sqrt of the dot product)
-    without its per-call overhead: this runs several times every physics step."""
+    without its per-call overhead: this runs several times every frame."""
     return math.sqrt(float(np.dot(vector, vector)))
 
 
@@ -261,8 +259,9 @@ def _wrap(angle: float) -> float:
 
 @dataclass(frozen=True)
 class Step:
-    """One primitive of a motion script: ``walk`` to a waypoint, ``jump``, ``arrive`` at a goal
-    (walk, stop 0.24 m from it), ``look`` around (``sweep`` degrees), ``settle`` (``seconds``)."""
+    """One primitive of a motion script: ``walk`` to a waypoint (stopping there), ``jump``,
+    ``arrive`` at a goal (walk, stop 0.24 m from it), ``look`` around (``sweep`` degrees, toward
+    ``target`` when given), ``settle`` (``seconds``)."""
 
     kind: str
     target: tuple[float, float] | None = None
@@ -284,37 +283,38 @@ class Mover:
         if self.fall_below is not None and self.sim.position()[2] < self.fall_below:
             raise MotionError(f"agent fell while doing {what}")
 
-    def walk_to(self, target: tuple[float, float], tolerance: float = WAYPOINT_TOLERANCE,
-                stop: bool = False) -> None:
-        """Walk (steering force) to ``target``; with ``stop``, slow down and stop there."""
+    def walk_to(self, target: tuple[float, float], tolerance: float = WAYPOINT_TOLERANCE) -> None:
+        """Face ``target``, walk there (speeding up, then braking) and stop within ``tolerance``."""
         sim, goal = self.sim, np.asarray(target, dtype=float)
+        offset = goal - sim.position()[:2]
+        if _norm(offset) <= tolerance:
+            return
+        self.turn_to(math.atan2(offset[1], offset[0]))
         done = False
-        budget = int(FPS * (4.0 + 3.0 * np.linalg.norm(goal - sim.position()[:2]) / WALK_SPEED))
+        cap = 0.0  # the speed the agent allows itself: rises by ACCELERATION each second
+        budget = int(FPS * (4.0 + 3.0 * _norm(offset) / WALK_SPEED))
 
         def control() -> None:
-            nonlocal done
+            nonlocal done, cap
             position, velocity = sim.position(), sim.velocity()
             offset = goal - position[:2]
             distance = _norm(offset)
-            passed = distance < 0.15 and float(np.dot(velocity[:2], offset)) < 0.0
             # a stop a hair short of the goal, blocked by it (a cube goal's corner), is arrival
-            blocked = stop and distance < tolerance + 0.05 and \
-                _norm(velocity[:2]) < STOP_SPEED
-            if distance <= tolerance or (passed and not stop) or blocked:
+            blocked = distance < tolerance + 0.05 and _norm(velocity[:2]) < STOP_SPEED
+            if distance <= tolerance or blocked:
                 done = True
             if done:
-                if stop:
-                    self._brake(velocity)
+                self._brake(velocity)
                 return
-            speed, steer = WALK_SPEED, STEER_TIME
-            if stop:  # arrive at rest: the speed a constant deceleration allows, tighter steering
-                left = max(distance - tolerance, 0.0)
-                speed = min(speed, math.sqrt(2 * BRAKE_DECELERATION * left), 6.0 * left + 0.03)
-                steer = STOP_STEER_TIME
+            cap = min(cap + ACCELERATION * FRAME_TIME, WALK_SPEED)
+            left = max(distance - tolerance, 0.0)
+            # arrive at rest: the speed a constant deceleration allows, and tighter steering
+            stopping = min(math.sqrt(2 * BRAKE_DECELERATION * left), 6.0 * left + 0.03)
+            speed = min(cap, stopping)
+            steer = STOP_STEER_TIME if stopping < cap else STEER_TIME
             direction = offset / distance
             sim.gaze = math.atan2(direction[1], direction[0])
-            wanted = speed * direction
-            force = AGENT_MASS * (wanted - velocity[:2]) / steer
+            force = AGENT_MASS * (speed * direction - velocity[:2]) / steer
             norm = _norm(force)
             if norm > MAX_WALK_FORCE:
                 force *= MAX_WALK_FORCE / norm
@@ -325,57 +325,45 @@ class Mover:
             sim.frame(control)
             frames += 1
             self._check(frames, budget, f"walking to {target}")
-        if stop:
-            self.halt()
+        self.halt()
 
-    def _brake(self, velocity: np.ndarray) -> None:
-        force = -AGENT_MASS * velocity[:2] / STEER_TIME
+    def _brake(self, velocity: np.ndarray, steer: float = STEER_TIME) -> None:
+        force = -AGENT_MASS * velocity[:2] / steer
         norm = _norm(force)
         if norm > MAX_WALK_FORCE:
             force *= MAX_WALK_FORCE / norm
         self.sim.push((force[0], force[1], 0.0))
 
-    def halt(self) -> None:
+    def halt(self, steer: float = STEER_TIME) -> None:
         """Brake until the agent stands still."""
         sim, frames = self.sim, 0
         while _norm(sim.velocity()[:2]) > STOP_SPEED:
-            sim.frame(lambda: self._brake(sim.velocity()))
+            sim.frame(lambda: self._brake(sim.velocity(), steer))
             frames += 1
             self._check(frames, 3 * FPS, "stopping")
 
     def jump(self, jump: Jump) -> None:
-        """Stop at the take-off point, face the landing, one impulse, fly until touching down."""
+        """Stop at the take-off point, face the landing, one impulse, fly until touching down,
+        then brake to a stop (the agent is frictionless: it slides on)."""
         sim = self.sim
-        self.walk_to(jump.takeoff, tolerance=WAYPOINT_TOLERANCE, stop=True)
-        dx, dy = jump.landing[0] - jump.takeoff[0], jump.landing[1] - jump.takeoff[1]
-        self.turn_to(math.atan2(dy, dx))
+        self.walk_to(jump.takeoff)
+        self.turn_to(math.atan2(jump.heading[1], jump.heading[0]))
         here = sim.position()
         jump = jump.from_here((float(here[0]), float(here[1])))
-        wanted = np.asarray(jump.launch_velocity())
-        fired = False
-
-        def impulse() -> None:
-            nonlocal fired
-            if fired:
-                return
-            fired = True
-            # one step of force = the impulse m * dv; + m g so gravity does not eat into it
-            dv = wanted - sim.velocity()
-            sim.push(AGENT_MASS * dv / TIMESTEP + np.array([0.0, 0.0, AGENT_MASS * -GRAVITY]))
-
-        sim.frame(impulse)
-        frames, budget = 1, int(FPS * (2.0 + 2.0 * jump.speed_v / -GRAVITY))
+        sim.frame(lambda: sim.kick(jump.launch_velocity()))
+        frames, budget = 1, int(FPS * (2.0 + 2.0 * jump.launch.speed_v / -GRAVITY))
         while not (sim.velocity()[2] <= 0.05 and sim.touching()):
             sim.frame()
             frames += 1
             self._check(frames, budget, "a jump")
+        self.halt(STOP_STEER_TIME)  # feet planted: a short slide, not into what is ahead
 
     def turn_to(self, yaw: float) -> None:
         """Turn the gaze to ``yaw`` (radians) at 2 degrees per frame, standing still."""
         sim = self.sim
         sim.gaze = yaw
         frames = 0
-        while abs(_wrap(yaw - sim.yaw())) > math.radians(0.5):
+        while abs(_wrap(yaw - sim.yaw())) > math.radians(FACING_TOLERANCE_DEG):
             sim.frame(lambda: self._brake(sim.velocity()))
             frames += 1
             self._check(frames, 4 * FPS, "turning")
@@ -396,7 +384,7 @@ class Mover:
             if step.kind == "walk":
                 self.walk_to(step.target)
             elif step.kind == "arrive":
-                self.walk_to(step.target, tolerance=GOAL_TOLERANCE, stop=True)
+                self.walk_to(step.target, tolerance=GOAL_TOLERANCE)
             elif step.kind == "jump":
                 self.jump(step.jump)
             elif step.kind == "look":

@@ -1,7 +1,8 @@
 """Which path the agent takes: candidate paths, their costs, the efficient one, and goal choice.
 
 For the lane from the agent to a goal, every obstacle on it offers ways past (agent spec, "path
-types"): a wall can be jumped (the least-impulse jump of ``motion.solve_jump``), walked around
+types"): a wall can be jumped (the least-effort jump of ``jumps.solve``: at 1.3 m/s or faster
+horizontally, taking off where its arc passes ``JUMP_MARGIN`` above the wall), walked around
 at either end (0.3 m clearance) or, with a doorway, walked through; a chasm can be jumped or
 crossed on a bridge; a goal on a platform is reached by jumping onto it or walking up its ramp.
 A candidate whose walking segments would pass through anything solid (walls, platforms, the
@@ -9,7 +10,8 @@ occluder) is dropped; so is a jump over something taller than ``MAX_CLEAR_HEIGHT
 
 Cost (agent spec; BIPaCK's cost form): ``C = horizontal + W_V * vertical``, with horizontal the
 length of the path on the floor (walked or flown) and vertical the height the agent lifts itself
-(a jump's apex, a ramp's height). The *efficient* path is the cheapest candidate. An agent with
+(a jump's apex, the peak of its centre above take-off: it grows with the obstacle's height and
+width; a ramp's height). The *efficient* path is the cheapest candidate. An agent with
 rewards picks the goal of highest ``reward - cost`` and gives up when no utility is positive.
 """
 
@@ -21,18 +23,26 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from socialbench.agent3d.jumps import JumpProblem
 from socialbench.agent3d.layout.constants import AGENT_SIZE, PLATFORM_TOP
 from socialbench.agent3d.layout.geometry import Chasm, Layout, Platform, Wall
-from socialbench.agent3d.motion import Jump, Step, solve_jump
+from socialbench.agent3d.motion import GOAL_TOLERANCE, Jump, Step
 from socialbench.core.grid_planning import segment_enters_box
 
 W_V = 1.5  # ours, within BIPaCK's w_v range {0.1..10} (agent spec): vertical effort costs more
 MAX_CLEAR_HEIGHT = 0.65  # ours: the agent cannot jump a 0.7 m wall ("0.7 tall to force a detour")
 DETOUR_CLEARANCE = 0.3  # agent spec: detours pass a wall's end with ~0.3 m clearance
-TAKEOFF_GAP = 0.24  # agent spec: a jump starts ~0.24 m before the wall (the agent's front edge)
-LANDING_GAP = 0.15  # ours: the agent's back edge lands this far past the obstacle
 JUMP_MARGIN = 0.05  # ours: how far above an obstacle's top the agent's bottom passes
-PLATFORM_LANDING = 0.1  # ours: the agent lands this far inside a platform's edge
+TAKEOFF_GAP = 0.05  # ours: a jump takes off with the agent's front at least this far before it
+TAKEOFF_REACH = 0.9  # ours: ... and its centre at most this far before it
+LANDING_GAP = 0.05  # ours: the agent's back edge lands at least this far past the obstacle
+LANDING_REACH = 0.6  # ours: ... and its centre at most this far past it
+LANDING_ROOM = GOAL_TOLERANCE + 0.1  # ours: a landing stays this far short of the goal's stop
+PLATFORM_LANDING = 0.1  # ours: the agent lands at most this far inside a platform's edge
+SETTLE_SECONDS = 1.0  # ours: the agent stands at its goal before the video ends
+GIVE_UP_LOOKS = 3  # ours: a giving-up agent looks around this many times ...
+PAUSE_SECONDS = 1.0  # ours: ... pausing between the looks ...
+GIVE_UP_SECONDS = 2.0  # ours: ... and then stands still
 RADIUS = AGENT_SIZE / 2
 WALK_INFLATE = RADIUS + 0.03  # ours: walking segments keep this far from solid footprints
 
@@ -64,8 +74,23 @@ class Plan:
         return {"path": self.path, "goal_id": self.goal, "cost": round(self.cost, 5),
                 "horizontal": round(self.horizontal, 5), "vertical": round(self.vertical, 5),
                 "jumps": [{"takeoff": list(_r(j.takeoff)), "landing": list(_r(j.landing)),
-                           "apex": round(j.apex, 5), "speed_h": round(j.speed_h, 5),
-                           "speed_v": round(j.speed_v, 5)} for j in self.jumps]}
+                           "apex": round(j.apex, 5), "clearance": round(j.launch.clearance, 5),
+                           "speed_h": round(j.launch.speed_h, 5),
+                           "speed_v": round(j.launch.speed_v, 5)}
+                          for j in self.jumps]}
+
+    def video_steps(self, sweep: float) -> list[Step]:
+        """The whole video's motion script: look around (``sweep`` degrees either side of the
+        way to the first waypoint), the path, then stand at the goal; or, giving up, look
+        around ``GIVE_UP_LOOKS`` times with pauses between, then stay."""
+        if self.goal is None:
+            pause = Step("settle", seconds=PAUSE_SECONDS)
+            look = Step("look", sweep=sweep)
+            return [*[look, pause] * (GIVE_UP_LOOKS - 1), look,
+                    Step("settle", seconds=GIVE_UP_SECONDS)]
+        first = next(s.target or s.jump.takeoff for s in self.steps)
+        return [Step("look", target=first, sweep=sweep), *self.steps,
+                Step("settle", seconds=SETTLE_SECONDS)]
 
 
 GIVE_UP = Plan(path="give_up", goal=None, steps=())
@@ -91,7 +116,12 @@ def candidate_plans(layout: Layout, goal_key: int) -> list[Plan]:
     goal_x = layout.goal(goal_key).x
     s = 1.0 if goal_x > layout.agent_x else -1.0
     obstacles = _obstacles_between(layout, goal_key, layout.agent_x, goal_x)
-    options = [_ways(layout, item, s) for item in obstacles]
+    # the lane's free stretches: start, (near, far) of each obstacle, goal
+    bounds = [(layout.agent_x, layout.agent_x), *(_near_far(o, s) for o in obstacles),
+              (goal_x, goal_x)]
+    options = [_ways(layout, item, s, s * (bounds[k + 1][0] - bounds[k][1]),
+                     s * (bounds[k + 2][0] - bounds[k + 1][1]))
+               for k, item in enumerate(obstacles)]
     plans = []
     for combo in itertools.product(*options):
         points: list[tuple[float, float]] = []
@@ -156,34 +186,46 @@ def _obstacles_between(layout: Layout, goal_key: int, x0: float,
     return [item for _, item in sorted(found, key=lambda pair: pair[0])]
 
 
-def _ways(layout: Layout, item: Wall | Chasm | Platform, s: float) -> list[_Way]:
+def _near_far(item: Wall | Chasm | Platform, s: float) -> tuple[float, float]:
+    """Where an obstacle begins and ends along the lane (x), in the direction of travel ``s``."""
+    if isinstance(item, Wall):
+        return item.x - s * item.thickness / 2, item.x + s * item.thickness / 2
+    if isinstance(item, Chasm):
+        near, far = item.edges
+        return (near, far) if s > 0 else (far, near)
+    return item.x - s * PLATFORM_TOP / 2, item.x + s * PLATFORM_TOP / 2
+
+
+def _ways(layout: Layout, item: Wall | Chasm | Platform, s: float, before: float,
+          after: float) -> list[_Way]:
+    """Ways past one obstacle; ``before``/``after``: the free lane before its near side (back to
+    the start or the previous obstacle) and after its far side (to the goal's stop or the next
+    obstacle), which bound where a jump may take off and land."""
     row = layout.row
     if isinstance(item, Wall):
-        return _wall_ways(item, row, s)
+        return _wall_ways(item, row, s, before, after)
     if isinstance(item, Chasm):
-        return _chasm_ways(item, row, s)
-    return _platform_ways(item, row, s)
+        return _chasm_ways(item, row, s, before, after)
+    return _platform_ways(item, row, s, before)
 
 
-def _jump(takeoff_x: float, row: float, s: float, span: float, clear_from: float,
-          clear_to: float, clear_height: float, rise: float = 0.0) -> Jump | None:
-    solved = solve_jump(span, clear_from, clear_to, clear_height, rise)
-    if solved is None:
-        return None
-    apex, speed_h, speed_v = solved
-    return Jump(takeoff=(takeoff_x, row), landing=(takeoff_x + s * span, row), rise=rise,
-                apex=apex, speed_h=speed_h, speed_v=speed_v,
-                clear=(clear_from, clear_to, clear_height))
+def _jump(near: float, row: float, s: float, problem: JumpProblem) -> Jump | None:
+    return Jump.pose((near, row), (s, 0.0), problem)
 
 
-def _wall_ways(wall: Wall, row: float, s: float) -> list[_Way]:
-    front, back = wall.x - s * wall.thickness / 2, wall.x + s * wall.thickness / 2
+def _wall_ways(wall: Wall, row: float, s: float, before: float, after: float) -> list[_Way]:
+    front, back = _near_far(wall, s)
     ways = []
     if wall.height <= MAX_CLEAR_HEIGHT:
-        gap = TAKEOFF_GAP
-        span = gap + wall.thickness + LANDING_GAP + 2 * RADIUS
-        jump = _jump(front - s * (gap + RADIUS), row, s, span, gap, gap + wall.thickness
-                     + 2 * RADIUS, wall.height + JUMP_MARGIN)
+        t = wall.thickness
+        # the bottom stays JUMP_MARGIN above the top while the agent is over the wall
+        problem = JumpProblem(clears=((-RADIUS, wall.height), (t + RADIUS, wall.height)),
+                              land_from=t + RADIUS + LANDING_GAP,
+                              land_to=t + min(RADIUS + LANDING_REACH, after - LANDING_ROOM),
+                              rise=0.0, takeoff_from=RADIUS + TAKEOFF_GAP,
+                              takeoff_to=min(RADIUS + TAKEOFF_REACH, before),
+                              margin=JUMP_MARGIN)
+        jump = _jump(front, row, s, problem)
         if jump is not None:
             ways.append(_Way("jump_wall", (jump.landing,), (jump,), jump.apex))
     for side in (-1.0, 1.0):
@@ -202,13 +244,17 @@ def _wall_ways(wall: Wall, row: float, s: float) -> list[_Way]:
     return ways
 
 
-def _chasm_ways(chasm: Chasm, row: float, s: float) -> list[_Way]:
-    near, far = (chasm.edges if s > 0 else chasm.edges[::-1])
-    gap = TAKEOFF_GAP
-    span = gap + chasm.width + LANDING_GAP + 2 * RADIUS
+def _chasm_ways(chasm: Chasm, row: float, s: float, before: float, after: float) -> list[_Way]:
+    near, far = _near_far(chasm, s)
+    width = chasm.width
     ways = []
-    jump = _jump(near - s * (gap + RADIUS), row, s, span, gap, gap + chasm.width + 2 * RADIUS,
-                 JUMP_MARGIN)
+    # the bottom stays JUMP_MARGIN above the floor's level over the whole gap
+    problem = JumpProblem(clears=((-RADIUS, 0.0), (width + RADIUS, 0.0)),
+                          land_from=width + RADIUS + LANDING_GAP,
+                          land_to=width + min(RADIUS + LANDING_REACH, after - LANDING_ROOM),
+                          rise=0.0, takeoff_from=RADIUS + TAKEOFF_GAP,
+                          takeoff_to=min(RADIUS + TAKEOFF_REACH, before), margin=JUMP_MARGIN)
+    jump = _jump(near, row, s, problem)
     if jump is not None:
         ways.append(_Way("jump_chasm", (jump.landing,), (jump,), jump.apex))
     if chasm.bridge_y is not None:
@@ -218,17 +264,21 @@ def _chasm_ways(chasm: Chasm, row: float, s: float) -> list[_Way]:
     return ways
 
 
-def _platform_ways(platform: Platform, row: float, s: float) -> list[_Way]:
-    edge = platform.x - s * PLATFORM_TOP / 2
+def _platform_ways(platform: Platform, row: float, s: float, before: float) -> list[_Way]:
+    edge, _ = _near_far(platform, s)
     if platform.ramp == -int(s):  # a ramp on the approach side: walk up it
         foot = edge - s * platform.ramp_run
         pts = ((foot - s * 0.15, row), (edge + s * PLATFORM_LANDING, row))
         return [_Way("up_ramp", pts, (None, None), platform.height)]
-    gap = TAKEOFF_GAP
-    span = gap + 2 * RADIUS + PLATFORM_LANDING
-    jump = _jump(edge - s * (gap + RADIUS), row, s, span, gap, gap + RADIUS,
-                 platform.height + JUMP_MARGIN, rise=platform.height)
-    if jump is None or platform.height > MAX_CLEAR_HEIGHT + 0.2:
+    if platform.height > MAX_CLEAR_HEIGHT + 0.2:
+        return []
+    # the bottom passes JUMP_MARGIN above the top's edge, and the agent lands just inside it
+    problem = JumpProblem(clears=((-RADIUS, platform.height),),
+                          land_from=RADIUS + LANDING_GAP, land_to=RADIUS + PLATFORM_LANDING,
+                          rise=platform.height, takeoff_from=RADIUS + TAKEOFF_GAP,
+                          takeoff_to=min(RADIUS + TAKEOFF_REACH, before), margin=JUMP_MARGIN)
+    jump = _jump(edge, row, s, problem)
+    if jump is None:
         return []
     return [_Way("onto_platform", (jump.landing,), (jump,), jump.apex)]
 
