@@ -26,8 +26,9 @@ def _resolution(text: str) -> tuple[int, int]:
 @click.option("--types", default=None,
               help="Comma-separated trial types, e.g. 2.1,4.2 (default: all 13).")
 @click.option("--scale", type=float, default=1.0, show_default=True,
-              help="Fraction of the paper's counts (1 = 1,920/480/960 trials); every type and "
-                   "split keeps at least one trial.")
+              help="Fraction of the paper's counts (1 = 1,920 train / 480 validation trials, "
+                   "480 test pairs: the paper's 960 test trials); every type and split keeps "
+                   "at least one trial.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Root seed.")
 @click.option("--workers", type=int, default=os.cpu_count() or 1, show_default="one per CPU",
               help="Worker processes (the files do not depend on it).")

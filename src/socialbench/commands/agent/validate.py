@@ -21,7 +21,8 @@ def validate(root: Path, max_problems: int, workers: int) -> None:
     """Check every trial under ROOT (manifest checksums, states against configs, no
     penetration except type 2.5's surprising video, outcomes, pairs sharing familiarization;
     over the dataset: test trials hold both test videos, half of scenario 1's tests swap the
-    objects' sides); exit 1 naming the first problems, or print a one-line OK summary."""
+    objects' sides, the manifest's counts, no cue telling the preferred object); exit 1
+    naming the first problems, or print a one-line OK summary."""
     from socialbench.agent3d.io import TRIAL_FILE, find_trials, read_json  # PyBullet: on use
     from socialbench.agent3d.validate import validate_dataset
 
