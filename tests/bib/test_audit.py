@@ -55,3 +55,50 @@ def test_the_audit_on_three_generated_pairs_per_task(tmp_path: Path):
     assert header == ("| sub-evaluation | pairs | " + " | ".join(AUDIT_OBSERVERS)
                       + " | HBToM (pub.) |")
     assert "OK: every shortcut at or below its designed ceiling" in audit.output
+
+
+def _markdown_rows(output: str) -> dict[str, dict[str, float]]:
+    """task -> column -> relative accuracy % of ``bib audit --markdown``'s table."""
+    lines = [line for line in output.splitlines() if line.startswith("| ")]
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    rows = {}
+    for line in lines[2:]:
+        cells = [c.strip().replace("*", "").removesuffix(" (d)")
+                 for c in line.strip("|").split("|")]
+        rows[cells[0]] = {h: float(c) for h, c in zip(header[2:], cells[2:], strict=True)
+                          if c != "-"}
+    return rows
+
+
+@pytest.mark.slow
+def test_the_agent_blind_controls_on_twenty_generated_pairs_per_task(tmp_path: Path):
+    """Each control at chance wherever the paper's design does not imply its cue (``--check``),
+    and where it does, the cue as designed and the paper's own control neutralising it."""
+    from click.testing import CliRunner
+
+    from socialbench.cli import main
+    from socialbench.observers.bib.controls import CONTROLS
+
+    data = tmp_path / "eval"
+    made = CliRunner().invoke(main, ["bib", "generate", "--out", str(data), "--episodes", "20",
+                                     "--seed", "1", "--no-video", "--workers", "1"])
+    assert made.exit_code == 0, made.output
+    audit = CliRunner().invoke(main, ["bib", "audit", str(data), "--check", "--markdown",
+                                      "--observers", ",".join(CONTROLS)])
+    assert audit.exit_code == 0, audit.output
+    rows = _markdown_rows(audit.output)
+    # Design-implied: a detour, or fetching the key, takes longer; the walled-in goal is new;
+    # the rational familiarization's barrier is gone at test; equal times over a shorter path.
+    assert rows["efficiency_path"]["control-duration"] == 100.0
+    assert rows["instrumental_no_barrier"]["control-duration"] == 100.0
+    assert rows["inaccessible_goal"]["control-novelty"] == 0.0
+    assert rows["efficiency_irrational"]["control-novelty"] == 100.0
+    assert rows["efficiency_time"]["control-speed"] == 0.0
+    # ...and the paper's own controls: the same cue ties there.
+    assert rows["efficiency_time"]["control-duration"] == 50.0
+    assert rows["instrumental_blocking_barrier"]["control-duration"] == 50.0
+    assert rows["efficiency_path"]["control-novelty"] == 50.0
+    assert rows["efficiency_path"]["control-speed"] == 50.0
+    # Not the design's, fixed in the generator: the blocking test's barriers are equally new.
+    assert rows["instrumental_blocking_barrier"]["control-novelty"] == 50.0
+    assert rows["instrumental_blocking_barrier"]["control-contrast"] == 50.0

@@ -43,6 +43,7 @@ def segment_steps(a: Point, b: Point, *, step: float = STEP_PX,
         return np.empty((0, 2), dtype=np.int64)
     start = step if first is None else first
     progress = np.arange(start, major, step, dtype=np.float64) if start < major else np.empty(0)
+    progress = progress[progress < major - 0.5]  # see walk: no frame rounding onto the end
     progress = np.append(progress, float(major))
     offsets = np.stack([_round(dx * progress / major), _round(dy * progress / major)], axis=1)
     return (offsets + (ax, ay)).astype(np.int64)
@@ -67,6 +68,10 @@ def walk(waypoints: Sequence[Point], *, step: float = STEP_PX, first: float | No
             continue
         start = step if (first is None or i) else first
         along = np.arange(start, major, step, dtype=np.float64) if start < major else np.empty(0)
+        # A slower step (the time control's) can land within half a pixel of the segment's end:
+        # that frame would round onto the end and the agent would stand still for one frame.
+        # At whole-pixel steps (every other walk) nothing is dropped.
+        along = along[along < major - 0.5]
         progress += (along, np.array([major], dtype=np.float64))
         segments.append((dx, dy, major, ax, ay))
         counts.append(len(along) + 1)
@@ -82,6 +87,24 @@ def walk(waypoints: Sequence[Point], *, step: float = STEP_PX, first: float | No
         if near.any():
             moves = moves[: int(np.argmax(near)) + 1]
     return moves
+
+
+def spread_pauses(moves: np.ndarray, frames: int) -> np.ndarray:
+    """``moves`` lasting ``frames`` frames: still frames spread as evenly as possible between
+    the moves (none before the first move, which would lengthen the wait at home, nor after
+    the last, which would lengthen the hold at the goal). The moves keep their speed."""
+    extra = frames - len(moves)
+    if extra < 0:
+        raise ValueError(f"{len(moves)} moves cannot last {frames} frames")
+    if extra == 0:
+        return moves
+    if len(moves) < 2:
+        raise ValueError("pauses need at least two moves to sit between")
+    gaps = len(moves) - 1
+    # Still frames after move i (i < gaps): an even share of ``extra``, by integer steps.
+    after = np.diff((np.arange(gaps + 1) * extra) // gaps)
+    repeats = np.append(1 + after, 1)
+    return np.repeat(moves, repeats, axis=0)
 
 
 def hold(position: Sequence[int], frames: int) -> np.ndarray:

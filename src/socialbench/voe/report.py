@@ -97,9 +97,11 @@ def results_json(observer: str, results: Mapping[str, TaskResult],
 def markdown_table(by_observer: Mapping[str, Mapping[str, TaskResult]], *,
                    published: Published | None = None, models: Sequence[str] = (),
                    labels: Mapping[str, str] | None = None,
-                   emphasis: Callable[[str, str], bool] | None = None) -> str:
+                   emphasis: Callable[[str, str], bool] | None = None,
+                   mark: Callable[[str, str], str] | None = None) -> str:
     """The comparison as a Markdown table (relative accuracy %), for docs: the published
-    models' columns after ours; ``emphasis(observer, task)`` bolds a cell."""
+    models' columns after ours; ``emphasis(observer, task)`` bolds a cell and
+    ``mark(observer, task)`` appends a text to it (a footnote's sign)."""
     labels = labels or {}
     published = published or {}
     tasks: list[str] = []
@@ -114,7 +116,9 @@ def markdown_table(by_observer: Mapping[str, Mapping[str, TaskResult]], *,
         for name, results in by_observer.items():
             cell = _pct(results[task].relative_accuracy) if task in results else "-"
             bold = emphasis is not None and task in results and emphasis(name, task)
-            cells.append(f"**{cell}**" if bold else cell)
+            cell = f"**{cell}**" if bold else cell
+            cells.append(cell + (mark(name, task) if mark is not None and task in results
+                                 else ""))
         for model in models:
             value = published.get(task, {}).get(model)
             cells.append("-" if value is None else f"{value:.1f}")

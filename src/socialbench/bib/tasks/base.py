@@ -6,7 +6,7 @@ A recipe builds :class:`~socialbench.bib.world.Layout` objects and asks for tria
 * :func:`follow` - the agent walks given waypoints (a path planned on another layout);
 * :func:`instrumental` - home -> key, carry the key to the lock, the lock and key vanish, the
   green barrier disappears cell by cell (over :data:`FUSE_REMOVAL_FRAMES`) while the agent
-  waits, then on to the goal.
+  waits (no wait without a barrier), then on to the goal.
 
 Each returns a :class:`Walk`: the typed :class:`~socialbench.bib.schema.Trial` and the facts a
 task's audit needs (the route's length in px and its waypoints). Every frame of a trial shares
@@ -111,11 +111,19 @@ def go(layout: Layout, goal: int, *, step: float = motion.STEP_PX) -> Walk:
 
 
 def follow(layout: Layout, waypoints: Sequence[Point], goal: int, *,
-           step: float = motion.STEP_PX) -> Walk:
-    """The agent walks ``waypoints`` (starting at home) until it touches object ``goal``."""
+           step: float = motion.STEP_PX, frames: int | None = None) -> Walk:
+    """The agent walks ``waypoints`` (starting at home) until it touches object ``goal``.
+
+    With ``frames``, still frames spread along the walk make the trial that long
+    (:func:`motion.spread_pauses`; the efficiency time control's ``pauses``)."""
     moves = motion.walk(waypoints, step=step, goal=layout.objects[goal].centre)
     if len(moves) < MIN_MOVING_FRAMES:
         raise Resample("the agent starts touching its goal")
+    if frames is not None:
+        moving = frames - motion.HOME_FRAMES - (motion.HOLD_FRAMES - 1)
+        if moving < len(moves) or len(moves) < 2:
+            raise Resample("the walk cannot be paced to the asked length")
+        moves = motion.spread_pauses(moves, moving)
     _check_clear_of_others(layout, moves, goal)
     track = motion.trial_track(layout.home, [moves])
     return Walk(draw(layout, track), [list(waypoints)], _walked(layout.home, moves))
@@ -140,11 +148,13 @@ def instrumental(layout: Layout, goal: int, *, key_route: Sequence[Point] | None
     leg2 = motion.walk(to_lock, first=None, goal=layout.lock.centre)
     at_lock = _last(leg2, at_key)
     # The lock and key vanish on the frame after arrival; the barrier then goes cell by cell,
-    # nearest to the lock first, while the agent waits.
+    # nearest to the lock first, while the agent waits. With no barrier there is nothing to
+    # wait for: the agent goes on at once (a pause at a lock that guards nothing would tell
+    # the no-barrier test's unexpected video apart by itself).
     order = sorted(layout.fuse, key=lambda c: (abs(c[0] * CELL + CELL / 2 - layout.lock.centre[0])
                                                + abs(c[1] * CELL + CELL / 2
                                                      - layout.lock.centre[1]), c))
-    wait = motion.hold(at_lock, FUSE_REMOVAL_FRAMES)
+    wait = motion.hold(at_lock, FUSE_REMOVAL_FRAMES if layout.fuse else 0)
     to_goal = plan(layout, at_lock, layout.objects[goal].centre, with_fuse=False)
     leg3 = motion.walk(to_goal, first=None, goal=layout.objects[goal].centre)
     track = motion.trial_track(layout.home, [leg1, leg2, wait, leg3])

@@ -3,11 +3,28 @@
 Familiarization: as in the path control, a rational agent goes around a black barrier.
 Test: one familiarization trial's layout with the barrier removed. Expected: the straight,
 efficient path. Unexpected: the familiar, now-inefficient path. Unlike the path control, both
-take the same time: the expected agent walks slower (at most 2 px a frame, as every agent), so
-its moving frames match the unexpected one's and the test trials have equal length.
+take the same time (the paper, Fig. 13: "the time taken by the agent to reach the goal in the
+expected and unexpected cases is the same"), so the test trials have equal length.
+
+The paper does not say how the shorter path is made to last as long. Every agent walks at the
+released 2 px a frame on its step's larger axis, which is also the most the released files
+allow (2 px per axis per frame, bib spec), so the unexpected agent cannot go faster: the
+expected one must take longer over its straight path. How (``--time-control``):
+
+* ``slow`` (default): it walks slower, evenly (about half speed; the step searched so that its
+  moving frames match the unexpected walk's);
+* ``pauses``: it walks at the usual speed with still frames spread evenly between its steps.
+
+Either way its average speed is lower than the unexpected agent's: that is the design's (equal
+times over unequal paths), and the path control, where both walk at the usual speed, is the
+paper's own check against it.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import numpy as np
 
@@ -16,6 +33,29 @@ from socialbench.bib.shapes import ShapeSet
 from socialbench.bib.tasks import efficiency_scene
 from socialbench.bib.tasks.base import Built, Recipe, Walk, follow, plan
 from socialbench.bib.world import Layout
+from socialbench.core.errors import UserError
+
+TIME_CONTROLS = ("slow", "pauses")
+DEFAULT_TIME_CONTROL = "slow"
+# Set for the duration of one episode's build (:func:`using`), so the recipe keeps its signature.
+_TIME_CONTROL: ContextVar[str] = ContextVar("bib_time_control", default=DEFAULT_TIME_CONTROL)
+
+
+def check_time_control(name: str) -> str:
+    if name not in TIME_CONTROLS:
+        raise UserError(f"unknown --time-control {name!r}; choose one of "
+                        f"{', '.join(TIME_CONTROLS)}")
+    return name
+
+
+@contextmanager
+def using(time_control: str) -> Iterator[None]:
+    """Build the time control's expected walk this way (``slow`` or ``pauses``) meanwhile."""
+    token = _TIME_CONTROL.set(check_time_control(time_control))
+    try:
+        yield
+    finally:
+        _TIME_CONTROL.reset(token)
 
 
 def _walk_in_frames(layout: Layout, route: list, frames: int) -> Walk:
@@ -41,14 +81,20 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
     test_layout = scene.without_barrier(scene.fam[shown])
     test_u = follow(test_layout, scene.routes[shown], 0)
     direct = plan(test_layout, test_layout.home, test_layout.objects[0].centre)
-    test_e = _walk_in_frames(test_layout, direct, len(test_u.trial))
+    control = _TIME_CONTROL.get()
+    if control == "pauses":
+        test_e = follow(test_layout, direct, 0, frames=len(test_u.trial))
+    else:
+        test_e = _walk_in_frames(test_layout, direct, len(test_u.trial))
     return Built(
         expected=[*fam, test_e.trial],
         unexpected=[*fam, test_u.trial],
         meta={
             "design": {"barrier_cells": [list(c) for c in scene.barrier],
                        "test_layout_from_trial": shown,
-                       "e_path": "efficient (straight), slowed to the same duration",
+                       "e_path": "efficient (straight), " + (
+                           "paused to the same duration" if control == "pauses" else
+                           "slowed to the same duration"),
                        "u_path": "familiar detour"},
             "audit": {"barrier_cells": float(len(scene.barrier)),
                       "fam_detour": float(np.mean(scene.detours)),

@@ -18,6 +18,7 @@ from socialbench.bib.io import find_pairs, load_episode
 from socialbench.bib.io.layout import EVALUATION_TASKS
 from socialbench.core.errors import UserError
 from socialbench.core.metrics import TiePolicy
+from socialbench.observers.bib.controls import CONTROLS, chance_band
 from socialbench.observers.bib.inverse_planning import AUDIT_FLOOR
 from socialbench.observers.bib.shortcuts import SHORTCUTS, designed_ceiling
 from socialbench.voe.evaluate import (
@@ -32,8 +33,9 @@ from socialbench.voe.observer import Observer, Reduction
 from socialbench.voe.registry import make_observer
 
 Pair = tuple[str, Path, Path]
-# The audit's observers (``socialbench bib audit``): every shortcut, then inverse planning.
-AUDIT_OBSERVERS: tuple[str, ...] = (*SHORTCUTS, "inverse-planning")
+# The audit's observers (``socialbench bib audit``): every shortcut, the agent-blind controls,
+# then inverse planning.
+AUDIT_OBSERVERS: tuple[str, ...] = (*SHORTCUTS, *CONTROLS, "inverse-planning")
 
 
 def collect_pairs(root: Path | str, tasks: Sequence[str] = (),
@@ -98,8 +100,9 @@ def compare_observers(root: Path | str, names: Sequence[str] = AUDIT_OBSERVERS, 
 
 def audit_problems(results: dict[str, dict[str, TaskResult]]) -> list[str]:
     """Where an audit (:func:`compare_observers`) contradicts BIB's design: a shortcut above
-    its designed ceiling on a sub-evaluation built against it (the data leak its cue), or
-    inverse planning below its floor overall."""
+    its designed ceiling on a sub-evaluation built against it (the data leak its cue), an
+    agent-blind control off chance where the design does not imply its cue, or inverse
+    planning below its floor overall."""
     problems = []
     for name, by_task in results.items():
         for task, result in by_task.items():
@@ -108,6 +111,11 @@ def audit_problems(results: dict[str, dict[str, TaskResult]]) -> list[str]:
                 problems.append(f"{name} scores {100 * result.relative_accuracy:.1f} % on {task}"
                                 f", above its designed ceiling of {100 * ceiling:.1f} % (the "
                                 f"data leak the cue it follows)")
+            band = chance_band(name, task, result.pairs) if task != OVERALL else None
+            if band is not None and not band[0] <= result.relative_accuracy <= band[1]:
+                problems.append(f"{name} scores {100 * result.relative_accuracy:.1f} % on {task}"
+                                f", outside chance ({100 * band[0]:.1f}-{100 * band[1]:.1f} %"
+                                f"): the two tests differ in a cue the design does not imply")
     planner = results.get("inverse-planning", {})
     overall = planner.get(OVERALL) or next(iter(planner.values()), None)
     if overall is not None and overall.relative_accuracy < AUDIT_FLOOR:
