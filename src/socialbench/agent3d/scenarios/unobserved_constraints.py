@@ -12,17 +12,52 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
+
 from socialbench.agent3d.layout import constants, placement
-from socialbench.agent3d.layout.geometry import Layout, Occluder
+from socialbench.agent3d.layout.geometry import Layout, Occluder, Wall
 from socialbench.agent3d.layout.placement import pick
 from socialbench.agent3d.planning import Plan, efficient_plan
 from socialbench.agent3d.scenarios.common import Context, RecipeError, replay, simulate
 from socialbench.agent3d.scenarios.registry import TrialVideos, recipe
+from socialbench.agent3d.schema import Video
+from socialbench.agent3d.visibility import VideoVisibility, occlusion, video_visibility
 
 SCENARIO = 3
 NEAR_OVERHANG = 0.55  # ours: the wall reaches this far toward the camera past the lane
-OCCLUDER_MARGIN = 1.2  # ours: the panel is this much wider than the wall (take-off to landing)
+OCCLUDER_MARGIN = 0.04  # m, ours: the panel covers the wall's picture with this to spare
 MIN_SAVING = 0.1  # ours: a revealed smaller obstacle must make the path this much wasteful
+# ours, the pictures' design (AGENT paper: the occluder hides the middle of the path while "it
+# is clear that the agent is deviating from a straight path"): a familiarization video is
+# resampled unless, seen from the scene's camera, it shows the agent in this share of the
+# frames in which it moves, this share of every jump, and every goal at least this much
+MIN_AGENT_SHOWN = 0.6
+MIN_JUMP_SHOWN = 0.2
+MIN_GOAL_SHOWN = 0.5
+
+
+def occluder_for(layout: Layout, wall: Wall, gap: float = constants.OCCLUDER_GAP) -> Occluder:
+    """The panel that hides ``wall`` from the layout's camera: standing ``gap`` in front of the
+    wall's near end, just wide and tall enough that every ray from the camera to the wall, and
+    to an agent walking on the lane across the wall's place, passes through its front face
+    (``OCCLUDER_MARGIN`` to spare). So it hides the obstacle, anything the obstacle would
+    hide, and the middle of the path (AGENT paper), and no more of the lane than that needs."""
+    camera = layout.camera()
+    eye = np.asarray(camera.position, dtype=float)
+    centre_y = wall.y - wall.length / 2 - gap
+    face = centre_y - constants.OCCLUDER_THICKNESS / 2
+    corners = np.array([(wall.x + a * wall.thickness / 2, wall.y + b * wall.length / 2,
+                         layout.floor + c * wall.height)
+                        for a in (-1, 1) for b in (-1, 1) for c in (0, 1)]
+                       + [(wall.x, layout.row, layout.floor + constants.AGENT_SIZE)])
+    if face <= eye[1] + 0.1:
+        raise RecipeError("the camera stands behind the occluder's place")
+    along = (face - eye[1]) / (corners[:, 1] - eye[1])  # every corner lies beyond the face
+    hits = eye + along[:, None] * (corners - eye)
+    x0, x1 = hits[:, 0].min() - OCCLUDER_MARGIN, hits[:, 0].max() + OCCLUDER_MARGIN
+    top = hits[:, 2].max() + OCCLUDER_MARGIN - layout.floor
+    return Occluder(x=round((x0 + x1) / 2, 4), y=round(centre_y, 4), width=round(x1 - x0, 4),
+                    height=round(top, 4))
 
 
 def _familiar(ctx: Context) -> tuple[Layout, Plan]:
@@ -30,25 +65,58 @@ def _familiar(ctx: Context) -> tuple[Layout, Plan]:
     (shape, code), = looks
     base = placement.one_goal_layout(ctx.rng, shape, code, agent_shape, agent_color)
     x = placement.middle_x(base)
-    if ctx.rng.random() < 0.5:  # the agent jumps: a long wall
+    # the agent jumps a low wall or walks round its far end (the occluder blocks the near
+    # one), whichever costs less: a longer wall makes the jump the cheaper; a wall too tall
+    # to jump is walked round
+    if ctx.rng.random() < 0.5:
         height = float(pick(ctx.rng, (0.3, 0.4, 0.6)))
-        length = float(pick(ctx.rng, constants.LONG_WALL_LENGTHS))
-    else:  # the agent walks round: a wall too tall to jump
+        length = float(pick(ctx.rng, constants.WALL_LENGTHS[2:]))
+    else:
         height = constants.DETOUR_WALL_HEIGHT
         length = float(pick(ctx.rng, constants.WALL_LENGTHS[:3]))
     thickness = float(pick(ctx.rng, constants.WALL_THICKNESSES))
     wall = placement.wall_across(x, base.row, height, thickness, length,
                                  offset=length / 2 - NEAR_OVERHANG)
-    near = wall.y - length / 2
-    occluder = Occluder(x=x, y=near - constants.OCCLUDER_GAP, width=thickness + OCCLUDER_MARGIN)
-    layout = base.with_changes(walls=[wall], occluder=occluder)
+    layout = base.with_changes(walls=[wall], occluder=occluder_for(base, wall))
     return layout, efficient_plan(layout, constants.FIRST_GOAL_ID)
+
+
+def picture_problems(video: Video, visibility: VideoVisibility) -> list[str]:
+    """What a scenario-3 video (its ground truth) shows against the design: the agent in at
+    least ``MIN_AGENT_SHOWN`` of its moving frames yet hidden in some, at least
+    ``MIN_JUMP_SHOWN`` of every jump, every goal at least ``MIN_GOAL_SHOWN`` in every frame,
+    and nothing of the wall before the occluder falls. Empty: as designed."""
+    seen = occlusion(video, visibility)
+    problems = []
+    if not MIN_AGENT_SHOWN <= seen.agent_moving < 1:
+        problems.append(f"the agent shows in {seen.agent_moving:.0%} of the frames in which it "
+                        f"moves (the occluder should hide the middle of its path, at most "
+                        f"{1 - MIN_AGENT_SHOWN:.0%})")
+    for k, (frames, shown) in enumerate(seen.jumps):
+        if shown < MIN_JUMP_SHOWN * frames:
+            problems.append(f"jump {k + 1} shows in {shown} of its {frames} frames (at least "
+                            f"{MIN_JUMP_SHOWN:.0%} should)")
+    if seen.goal_least < MIN_GOAL_SHOWN:
+        problems.append(f"a goal shows only {seen.goal_least:.0%} of itself in some frame (at "
+                        f"least {MIN_GOAL_SHOWN:.0%} throughout)")
+    if seen.obstacle_before_reveal:
+        problems.append(f"{seen.obstacle_before_reveal} pixels of the hidden wall show before "
+                        f"the occluder falls")
+    return problems
+
+
+def check_pictures(video: Video) -> None:
+    """Resample (RecipeError) a familiarization video whose pictures miss the design."""
+    problems = picture_problems(video, video_visibility(video))
+    if problems:
+        raise RecipeError(problems[0])
 
 
 def _trial(ctx: Context, familiar: Layout, plan: Plan, revealed: Layout | None) -> TrialVideos:
     sweep = ctx.sweep()
     falling = familiar.with_changes(occluder=replace(familiar.occluder, falls=True))
     fam = simulate(ctx, familiar, plan, "familiarization", sweep)
+    check_pictures(fam)
     expected = simulate(ctx, falling, plan, "expected", sweep, occluder_falls=True)
     surprising = None
     if ctx.surprising and revealed is not None:
