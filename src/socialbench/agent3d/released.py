@@ -15,6 +15,10 @@ likely spellings; the assumptions, in one place:
   1-8 goal colour code, 9 agent, 10 obstacle, 11 occluder (agent spec), or the words agent /
   goal / obstacle / occluder; ``color`` (RGBA, 0-1 or 0-255); ``size`` (full extents).
   Vectors may be lists or objects ``{"x":, "y":, "z":[, "w":]}``.
+- A frame lists the entities the camera sees: in scenario 3 an entity the occluder hides may
+  be missing from a frame, or listed with ``"occluded": true`` or ``"visible": false`` (and no
+  position); either way it has no state in that frame. Each entity's body is built from the
+  first frame that shows it.
 - An optional ``camera`` with ``position`` and ``rotation`` (Euler degrees, TDW's pitch, yaw,
   roll) or a ``look_at`` point; without one, the spec's default camera for one-goal or
   two-goal scenes is used.
@@ -142,13 +146,16 @@ def load_released_video(video_dir: Path, scenario: int, trial_type: str,
         raise DataFileError(where, f"{len(raw_frames)} frames, more than the {MAX_FRAMES} "
                             f"this reader accepts")
     parsed = [_frame(raw, where, index) for index, raw in enumerate(raw_frames)]
-    first = {row["id"]: row for row in parsed[0]}
-    moved = _moving_ids(parsed)
-    entities = [_spec(row, row["id"] in moved) for row in parsed[0]]
+    first: dict[int, dict[str, Any]] = {}  # each entity's row in the first frame showing it
+    for rows in parsed:
+        for row in rows:
+            first.setdefault(row["id"], row)
+    moved = _moving_ids(parsed, first)
+    entities = [_spec(row, row["id"] in moved) for row in first.values()]
     frames = []
     for index, rows in enumerate(parsed):
-        if {row["id"] for row in rows} != set(first):
-            raise DataFileError(where, f"frame {index} lists other entities than frame 0")
+        if len({row["id"] for row in rows}) != len(rows):
+            raise DataFileError(where, f"frame {index} lists an entity twice")
         frames.append([EntityState(r["id"], r["position"], r["rotation"], r["velocity"],
                                    r["angular_velocity"]) for r in rows])
     camera = _camera(data.get("camera") if isinstance(data, dict) else None, entities, where)
@@ -175,7 +182,12 @@ def _frame(raw: Any, where: Path, index: int) -> list[dict[str, Any]]:
     if len(rows) > MAX_ENTITIES:
         raise DataFileError(where, f"frame {index} has {len(rows)} entities, more than "
                             f"{MAX_ENTITIES}")
-    return [_entity(row, where, index) for row in rows]
+    return [_entity(row, where, index) for row in rows if not _unseen(row)]
+
+
+def _unseen(row: Any) -> bool:
+    """A row flagged as out of the camera's view (scenario 3: hidden by the occluder)."""
+    return isinstance(row, dict) and (row.get("occluded") is True or row.get("visible") is False)
 
 
 def _entity(row: Any, where: Path, index: int) -> dict[str, Any]:
@@ -232,10 +244,11 @@ def _label(value: Any, where: Path, context: str) -> int:
                         f"goal, obstacle, occluder")
 
 
-def _moving_ids(frames: list[list[dict[str, Any]]]) -> set[int]:
-    start = {row["id"]: row["position"] for row in frames[0]}
+def _moving_ids(frames: list[list[dict[str, Any]]], first: Mapping[int, dict[str, Any]]
+                ) -> set[int]:
+    start = {entity_id: row["position"] for entity_id, row in first.items()}
     moving = set()
-    for rows in frames[1:]:
+    for rows in frames:
         for row in rows:
             if row["id"] in start and math.dist(row["position"], start[row["id"]]) > MOVING:
                 moving.add(row["id"])
