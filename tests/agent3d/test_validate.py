@@ -166,7 +166,8 @@ def test_scenario_3_occluder_stands_in_familiarization_and_falls_at_test(tmp_pat
     trial.familiarization = [replace(trial.expected, config=replace(
         trial.expected.config, video="familiarization"))]
     assert _problems(tmp_path / "c", trial) == \
-        ["Familiarization_video_1: the occluder falls during familiarization"]
+        ["Familiarization_video_1: the occluder falls during familiarization",
+         "Familiarization_video_1: the camera sees the obstacle in familiarization"]
     trial = sample_trial("test", scenario=3, trial_type="3.1")
     trial.surprising = _move(trial.surprising, AGENT, (-1.0, 0.0, 0.1), range(3, 4))
     assert _problems(tmp_path / "d", trial) == \

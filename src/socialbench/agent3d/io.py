@@ -19,6 +19,13 @@ swapped sides, entities the agent passes through) give the answer away, so they 
 which test video is which is said by its folder's name alone. ``load_trial(...,
 annotations=True)`` puts them back for the validator and the tour.
 
+Scenario 3 (videos with an occluder; ``visibility.hides_unseen``): a video's files hold what
+the camera sees (``visibility.camera_view``, AGENT paper): a frame lists only the entities
+visible in it (the agent is missing while the occluder hides it, the wall until the falling
+occluder reveals it) and ``scene_config.json`` / the entity table list only entities seen in
+some frame. The ground truth of such a video, its files as they would be otherwise, lives in
+``_meta/<scenario>/<type>/<split>_set/Trial_N/<video folder>/`` (:func:`truth_dir`).
+
 ``scene_config.json``: ``format``, ``scenario``, ``trial_type``, ``entities`` (one spec per
 body), ``camera``, ``seed`` (the trial's) and ``fps``.
 
@@ -28,7 +35,8 @@ body), ``camera``, ``seed`` (the trial's) and ``fps``.
 
 ``state_info.json``: ``fps``, ``num_frames``, ``camera`` (position, target, fov_deg, up),
 ``entities`` (per entity: id, name, class, shape, label, color (RGBA), size (full extents),
-segmentation_color) and ``frames``: one list per frame of, per entity, ``id``, ``class``,
+segmentation_color) and ``frames``: one list per frame of, per entity (per entity the camera
+sees, in scenario 3), ``id``, ``class``,
 ``label``, ``position``, ``rotation`` (quaternion x, y, z, w), ``velocity``,
 ``angular_velocity`` and ``bbox``: the world axis-aligned 3D box as ``center`` plus the centres
 of its six faces ``top``/``bottom`` (+z/-z), ``right``/``left`` (+x/-x), ``back``/``front``
@@ -61,12 +69,14 @@ from socialbench.agent3d.schema import (
     Trial,
     Video,
 )
+from socialbench.agent3d.visibility import camera_view, hides_unseen
 from socialbench.core.errors import DataFileError
 from socialbench.core.files import atomic_write
 from socialbench.core.runner import META_DIR
 
-FORMAT = "socialbench-agent3d/1"
-CONFIG_FORMAT = "socialbench-agent3d-scene/2"  # /1 held the annotations and the video's kind
+FORMAT = "socialbench-agent3d/2"  # /1 stored what scenario 3's occluder hides
+CONFIG_FORMAT = "socialbench-agent3d-scene/3"  # /2: scenario 3 listed hidden entities; /1 held
+# the annotations and the video's kind
 TRIAL_FILE = "trial.json"
 CONFIG_FILE = "scene_config.json"
 STATES_FILE = "state_info.json"
@@ -101,9 +111,9 @@ def write_trial(trial: Trial, trial_dir: Path, render: RenderOptions | None = No
     trial_dir.mkdir(parents=True, exist_ok=True)
     (trial_dir / TRIAL_FILE).unlink(missing_ok=True)  # rewriting: incomplete until the end
     videos = named_videos(trial)
-    for folder, video in videos:
-        write_video(video, trial_dir / folder, render)
     meta = meta_path(trial_dir)
+    for folder, video in videos:
+        write_video(video, trial_dir / folder, render, truth_dir(meta) / folder)
     meta.parent.mkdir(parents=True, exist_ok=True)
     write_json(meta, {"format": FORMAT, "annotations": {folder: video.config.annotations
                                                         for folder, video in videos}}, indent=1)
@@ -121,14 +131,30 @@ def write_trial(trial: Trial, trial_dir: Path, render: RenderOptions | None = No
     write_json(trial_dir / TRIAL_FILE, info, indent=1)
 
 
-def write_video(video: Video, video_dir: Path, render: RenderOptions | None = None) -> None:
-    """Write ``scene_config.json`` and ``state_info.json`` (and rendered frames) of one video."""
-    video_dir = Path(video_dir)
+def write_video(video: Video, video_dir: Path, render: RenderOptions | None = None,
+                truth: Path | None = None) -> None:
+    """Write ``scene_config.json`` and ``state_info.json`` (and rendered frames) of one video.
+
+    A video whose files keep only what the camera sees (``visibility.hides_unseen``: scenario
+    3) is written as :func:`visibility.camera_view` gives it, and its ground truth (every
+    entity in every frame) into the folder ``truth`` (under ``_meta/``: :func:`truth_dir`);
+    the frames are rendered from the ground truth, which holds what the occluder hides."""
+    shown = video
+    if hides_unseen(video):
+        if truth is None:
+            raise ValueError("a video that hides what the camera does not see needs a folder "
+                             "for its ground truth")
+        _write_states(video, Path(truth))
+        shown = camera_view(video)
+    _write_states(shown, Path(video_dir))
+    if render is not None:
+        render_video(video, video_dir, render)
+
+
+def _write_states(video: Video, video_dir: Path) -> None:
     video_dir.mkdir(parents=True, exist_ok=True)
     write_json(video_dir / CONFIG_FILE, config_to_json(video.config), indent=1)
     _write_line(video_dir / STATES_FILE, state_info_text(video))
-    if render is not None:
-        render_video(video, video_dir, render)
 
 
 def write_json(path: Path, data: Any, indent: int | None = None) -> None:
@@ -170,6 +196,12 @@ def meta_path(trial_dir: Path) -> Path:
     return trial_dir.parent / META_DIR / f"{trial_dir.name}.json"
 
 
+def truth_dir(meta: Path) -> Path:
+    """Where the ground truth of a trial's videos that hide what the camera does not see lives:
+    beside its annotations file ``meta``, ``.../Trial_N/<video folder>/``."""
+    return Path(meta).with_suffix("")
+
+
 def state_info_json(video: Video) -> dict[str, Any]:
     """``state_info.json``: the camera, an entity table and per-frame per-entity states."""
     specs = {spec.id: spec for spec in video.config.entities}
@@ -199,30 +231,49 @@ def state_info_json(video: Video) -> dict[str, Any]:
 
 def state_info_text(video: Video) -> str:
     """``state_info.json``'s text: the bytes of compact ``json.dumps(state_info_json(video))``,
-    built faster. A state repeated across frames (every static body, an agent standing still)
-    gets its 3D box computed and its row encoded once (the writer's main cost otherwise)."""
+    built faster. Each state object (a static body's is the same object in every frame) gets
+    its 3D box computed and its row encoded once, by hand: JSON writes a float as its
+    ``repr``, so one ``repr`` of a state's 34 numbers, split, fills a per-entity template with
+    those bytes (tests/agent3d/test_io.py compares them)."""
     specs = {spec.id: spec for spec in video.config.entities}
-    unique: dict[int, dict[EntityState, None]] = {spec.id: {} for spec in video.config.entities}
+    distinct: dict[int, list[EntityState]] = {spec.id: [] for spec in video.config.entities}
+    seen: set[int] = set()
     for frame in video.frames:
         for state in frame:
-            unique[state.id][state] = None
-    encoded: dict[tuple[int, EntityState], str] = {}
-    for entity_id, states in unique.items():
+            if id(state) not in seen:
+                seen.add(id(state))
+                distinct[state.id].append(state)
+    rows: dict[int, str] = {}  # id(state) -> its row
+    for entity_id, states in distinct.items():
         if not states:
             continue
-        spec = specs[entity_id]
-        for state, box in zip(states, world_boxes(spec, list(states)), strict=True):
-            encoded[(entity_id, state)] = _compact({
-                "id": state.id, "class": spec.kind, "label": spec.label,
-                "position": list(state.position), "rotation": list(state.orientation),
-                "velocity": list(state.velocity),
-                "angular_velocity": list(state.angular_velocity), "bbox": box})
+        template = _row_template(entity_id, specs[entity_id])
+        boxes = (np.round(box_points(specs[entity_id], states), ROUND_DIGITS) + 0.0)
+        for state, box in zip(states, boxes.reshape(len(states), -1).tolist(), strict=True):
+            numbers = repr([*state.position, *state.orientation, *state.velocity,
+                            *state.angular_velocity, *box])
+            if "n" in numbers:  # nan, inf: not JSON (json.dumps with allow_nan=False refuses)
+                raise ValueError(f"a state holds a number JSON cannot write: {numbers}")
+            rows[id(state)] = template % tuple(numbers[1:-1].split(", "))
     head = _compact({
         "format": FORMAT, "fps": video.config.fps, "num_frames": len(video.frames),
         "camera": asdict(video.config.camera), "entities": entity_table(video.config.entities)})
-    frames = ",".join("[" + ",".join(encoded[(s.id, s)] for s in frame) + "]"
+    frames = ",".join("[" + ",".join([rows[id(s)] for s in frame]) + "]"
                       for frame in video.frames)
     return f'{head[:-1]},"frames":[{frames}]}}'
+
+
+def _row_template(entity_id: int, spec: EntitySpec) -> str:
+    """One entity's state row as compact JSON with ``%s`` for each of its 34 numbers
+    (position, rotation, velocity, angular velocity, then the box's 7 points)."""
+    def numbers(count: int) -> str:
+        return "[" + ",".join(["%s"] * count) + "]"
+
+    box = ",".join(f'"{name}":{numbers(3)}' for name in FACE_NAMES)
+    head = (f'{{"id":{_compact(entity_id)},"class":{_compact(spec.kind)},'
+            f'"label":{_compact(spec.label)}').replace("%", "%%")
+    return (f'{head},"position":{numbers(3)},"rotation":{numbers(4)},'
+            f'"velocity":{numbers(3)},"angular_velocity":{numbers(3)},"bbox":{{{box}}}}}')
 
 
 def _compact(data: Any) -> str:
@@ -267,10 +318,16 @@ def box_points(spec: EntitySpec, states: Sequence[EntityState]) -> np.ndarray:
     """(N, 7, 3): per state, the world box's centre and face centres (``FACE_NAMES`` order)."""
     vertices, _ = shape_mesh(spec.shape, spec.size)
     positions = np.array([s.position for s in states], dtype=float).reshape(-1, 3)
-    rotations = quaternion_matrices(np.array([s.orientation for s in states],
-                                             dtype=float).reshape(-1, 4))
-    world = positions[:, None, :] + np.einsum("nij,vj->nvi", rotations, vertices)
-    low, high = world.min(axis=1), world.max(axis=1)
+    # the box's extent around the position depends on the orientation alone (often repeated:
+    # an agent walking straight, a body at rest): rotate the mesh once per distinct one.
+    # min over vertices of (p + a) is p + min(a) exactly (adding p is monotonic), so the
+    # boxes are those of the world vertices, bit for bit
+    index: dict[tuple[float, ...], int] = {}
+    which = [index.setdefault(tuple(s.orientation), len(index)) for s in states]
+    rotations = quaternion_matrices(np.array(list(index), dtype=float).reshape(-1, 4))
+    turned = np.einsum("nij,vj->nvi", rotations, vertices)
+    low = positions + turned.min(axis=1)[which]
+    high = positions + turned.max(axis=1)[which]
     centre, half = (low + high) / 2, (high - low) / 2
     return centre[:, None, :] + _FACE_OFFSETS[None] * half[:, None, :]
 
@@ -299,7 +356,9 @@ def load_trial(path: Path, raw_states: dict[str, Any] | None = None, *,
     ``raw_states``, when given, receives each video folder's parsed ``state_info.json`` by
     folder name (for checks of what is stored beyond the typed states, such as the boxes).
     ``annotations``: also read each video's annotations from ``_meta/`` (:func:`meta_path`)
-    into its config (the validator and the tour; never for an observer).
+    into its config and, for a video whose files keep only what the camera sees (scenario 3),
+    read its ground truth from ``_meta/`` (:func:`truth_dir`) instead: the validator and the
+    tour; never for an observer.
     """
     path = Path(path)
     meta = read_json(path / TRIAL_FILE)
@@ -324,9 +383,12 @@ def load_trial(path: Path, raw_states: dict[str, Any] | None = None, *,
         raise DataFileError(where, "the video list must hold 'expected', and 'surprising' "
                             "exactly when the trial has a 'test' entry")
     notes = _annotations(path) if annotations else {}
+    truth = truth_dir(meta_path(path))
 
     def video(folder: str) -> Video:
-        loaded = load_video(path / folder, raw_states)
+        source = truth / folder if annotations and (truth / folder / STATES_FILE).is_file() \
+            else path / folder
+        loaded = load_video(source, raw_states)
         loaded.config.annotations = notes.get(folder, {})
         return loaded
 

@@ -26,8 +26,8 @@ WALK_SPEED = 1.3  # m/s (agent spec: walks at about 1.3 m/s)
 GOAL_STOP = 0.24  # m (agent spec: the goal is approached to 0.24 m)
 AGENT_SIZE = 0.2  # m (agent spec: 0.2 m primitives)
 FLOOR, AGENT, GOAL, WALL, OCCLUDER = 0, 1, 2, 3, 4  # entity ids of the sample scene
-OCCLUDER_SIZE = (1.0, 0.05, 0.8)  # m: a panel between the camera and the path (scenario 3)
-OCCLUDER_AT = (0.0, -0.6, 0.4)
+OCCLUDER_SIZE = (0.6, 0.05, 1.0)  # m: a panel hiding the wall and the path's middle (scenario 3)
+OCCLUDER_AT = (0.0, -0.6, 0.5)
 
 
 def sample_entities(start: tuple[float, float] = (-1.5, 0.0),

@@ -42,6 +42,7 @@ And over the whole dataset (``check_dataset``, from ``trial.json`` and ``scene_c
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 from collections.abc import Iterable
 from pathlib import Path
@@ -436,7 +437,9 @@ def check_camera_view(trial: Trial, trial_dir: Path) -> list[str]:
         view = camera_view(video, visibility)
         stored = [read_json(trial_dir / folder / CONFIG_FILE),
                   (trial_dir / folder / STATES_FILE).read_text()]
-        if stored != [config_to_json(view.config), state_info_text(view) + "\n"]:
+        wanted = [json.loads(json.dumps(config_to_json(view.config))),  # tuples as lists
+                  state_info_text(view) + "\n"]
+        if stored != wanted:
             problems.append(f"{folder}: {CONFIG_FILE} / {STATES_FILE} are not the ground truth as "
                             f"the camera sees it")
         problems += [f"{folder}: {p}" for p in picture_problems(video, visibility)]

@@ -1,0 +1,187 @@
+"""What the camera sees: ray counts agree with the rendered segmentation, and scenario 3's
+files hide what its occluder hides (AGENT paper: states are those of the camera's view)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from socialbench.agent3d import visibility
+from socialbench.agent3d.generate import make_trial
+from socialbench.agent3d.io import (
+    CONFIG_FILE,
+    STATES_FILE,
+    load_trial,
+    meta_path,
+    named_videos,
+    truth_dir,
+    write_trial,
+)
+from socialbench.agent3d.layout.constants import AGENT_ID
+from socialbench.agent3d.render import RenderOptions, render_frames
+from socialbench.agent3d.samples import AGENT, OCCLUDER, WALL, walk_video
+from socialbench.agent3d.scenarios.unobserved_constraints import (
+    MIN_AGENT_SHOWN,
+    picture_problems,
+)
+from socialbench.agent3d.schema import Camera, EntitySpec, EntityState, SceneConfig, Video
+from socialbench.agent3d.validate import validate_trial
+from socialbench.agent3d.visibility import (
+    MIN_VISIBLE_PIXELS,
+    camera_view,
+    occlusion,
+    video_visibility,
+)
+
+SHAPES = ("box", "sphere", "cone", "cylinder", "pyramid", "octahedron", "bowl", "ramp")
+
+
+def _agree(counted: int, painted: int) -> bool:
+    """Ray counts and TinyRenderer's rasterisation differ only on edge pixels."""
+    return abs(counted - painted) <= max(4, 0.08 * painted)
+
+
+def _segmentation_counts(video: Video, frames: list[int]) -> list[np.ndarray]:
+    short = Video(video.config, [video.frames[t] for t in frames])
+    return [f.segmentation for f in render_frames(short, RenderOptions())]
+
+
+def _shapes_scene() -> Video:
+    """Every shape in a row behind a panel that half covers the row, turned and tipped."""
+    entities = [EntitySpec(0, "floor", "floor", "box", (12.0, 12.0, 0.1), (0.0, 0.0, -0.05))]
+    for k, shape in enumerate(SHAPES):
+        entities.append(EntitySpec(
+            10 + k, shape, "obstacle", shape, (0.3, 0.25, 0.35),
+            (-1.75 + 0.5 * k, 0.3 * (k % 2), 0.2), orientation=(0.0, 0.0, 0.2588, 0.9659)))
+    entities.append(EntitySpec(30, "occluder", "occluder", "box", (1.7, 0.05, 0.5),
+                               (-0.4, -0.9, 0.25), orientation=(0.0871, 0.0, 0.0, 0.9962)))
+    camera = Camera(position=(0.3, -3.2, 1.6), target=(0.0, 0.3, 0.1))
+    config = SceneConfig(3, "3.1", "familiarization", entities, camera)
+    return Video(config, [[EntityState(e.id, e.position, e.orientation) for e in entities]])
+
+
+def test_ray_counts_agree_with_the_segmentation_for_every_shape():
+    video = _shapes_scene()
+    counted = video_visibility(video)
+    painted = _segmentation_counts(video, [0])[0]
+    partly = 0
+    for spec in video.config.entities:
+        if spec.kind != "obstacle":
+            continue
+        k = counted.column(spec.id)
+        showing, whole = int(counted.showing[0, k]), int(counted.silhouette[0, k])
+        assert _agree(showing, int((painted == spec.id).sum())), spec.shape
+        partly += 0 < showing < whole
+    assert partly >= 2  # the panel covers some shapes in part: the test sees occlusion at work
+
+
+def test_ray_counts_agree_with_the_segmentation_on_a_generated_trial():
+    trial = make_trial("3.1", "test", 0, 11)
+    video = trial.expected
+    counted = video_visibility(video)
+    fall = visibility.occlusion(video, counted).reveal
+    frames = [0, len(video.frames) // 3, len(video.frames) // 2, fall + 8, len(video.frames) - 1]
+    for t, painted in zip(frames, _segmentation_counts(video, frames), strict=True):
+        for spec in video.config.entities:
+            if spec.kind in ("agent", "goal", "obstacle"):
+                k = counted.column(spec.id)
+                seen = int((painted == spec.id).sum())
+                assert _agree(int(counted.showing[t, k]), seen), (t, spec.name)
+                if abs(seen - MIN_VISIBLE_PIXELS) > 4:  # clear of the threshold: same verdict
+                    assert counted.visible[t, k] == (seen >= MIN_VISIBLE_PIXELS), (t, spec.name)
+
+
+def test_the_camera_view_drops_what_the_occluder_hides():
+    video = walk_video("familiarization", scenario=3, trial_type="3.1")
+    seen = video_visibility(video)
+    view = camera_view(video, seen)
+    assert WALL not in {s.id for s in view.config.entities}  # hidden in every frame
+    assert all(WALL not in {s.id for s in frame} for frame in view.frames)
+    agent = [AGENT in {s.id for s in frame} for frame in view.frames]
+    assert not all(agent) and sum(agent) > len(agent) / 2  # hidden in the middle of the walk
+    assert agent[0] and agent[-1]  # start and end in view
+    assert all(OCCLUDER in {s.id for s in frame} for frame in view.frames)
+    # a frame's rows are the truth's rows of the entities it keeps
+    assert view.frames[0] == [s for s in video.frames[0] if s.id != WALL]
+
+
+def test_picture_checks_catch_an_occluder_that_hides_too_much():
+    video = walk_video("familiarization", scenario=3, trial_type="3.1")
+    assert picture_problems(video, video_visibility(video)) == []
+    wide = [replace(s, size=(2.6, 0.05, 1.0)) if s.id == OCCLUDER else s
+            for s in video.config.entities]
+    hidden = Video(replace(video.config, entities=wide), video.frames)
+    problems = picture_problems(hidden, video_visibility(hidden))
+    assert any("of the frames in which it moves" in p for p in problems)
+    assert occlusion(hidden, video_visibility(hidden)).agent_moving < MIN_AGENT_SHOWN
+
+
+@pytest.mark.parametrize("trial_type, seed", [("3.1", 5), ("3.2", 6)])
+def test_scenario_3_files_show_only_what_the_camera_sees(tmp_path, trial_type, seed):
+    trial = make_trial(trial_type, "test", 0, seed)
+    folder = tmp_path / "scenario_3_unobserved_constraints" / f"type_{trial_type}" / \
+        "test_set" / "Trial_0"
+    write_trial(trial, folder)
+    assert validate_trial(folder) == []
+    stored = {name: json.loads((folder / name / STATES_FILE).read_text())
+              for name, _ in named_videos(trial)}
+    configs = {name: json.loads((folder / name / CONFIG_FILE).read_text())
+               for name, _ in named_videos(trial)}
+
+    def kinds(rows: list[dict]) -> set[str]:
+        return {row["class"] for row in rows}
+
+    # familiarization never shows the wall: not in a frame, the entity table or the config
+    fam = "Familiarization_video_1"
+    assert all("obstacle" not in kinds(frame) for frame in stored[fam]["frames"])
+    assert "obstacle" not in {e["class"] for e in stored[fam]["entities"]}
+    assert "obstacle" not in {e["kind"] for e in configs[fam]["entities"]}
+    # the agent is missing while hidden, yet shows in most of its moving frames
+    for name, video in named_videos(trial):
+        missing = sum(AGENT_ID not in {r["id"] for r in frame} for frame in
+                      stored[name]["frames"])
+        assert 0 < missing < len(video.frames) / 2, name
+    # expected and surprising are the same rows, byte for byte, until the occluder falls
+    fall = occlusion(trial.expected, video_visibility(trial.expected)).reveal
+    assert fall is not None and fall > 0
+    for t in range(fall):
+        assert stored["expected"]["frames"][t] == stored["surprising"]["frames"][t]
+    # after the fall the expected video reveals its wall
+    assert any("obstacle" in kinds(frame) for frame in stored["expected"]["frames"][fall:])
+    if trial_type == "3.1":  # nothing behind: no wall anywhere in the surprising files
+        assert "obstacle" not in json.dumps(stored["surprising"]) + \
+            json.dumps(configs["surprising"])
+    # the ground truth, every entity in every frame, is under _meta/ and read back with it
+    truth = truth_dir(meta_path(folder))
+    assert (truth / fam / STATES_FILE).is_file()
+    back = load_trial(folder, annotations=True)
+    for (name, video), (_, read) in zip(named_videos(trial), named_videos(back), strict=True):
+        assert read.frames == video.frames, name
+        assert [s.id for s in read.config.entities] == [s.id for s in video.config.entities]
+
+
+
+def test_the_released_reader_takes_frames_that_hide_entities(tmp_path):
+    from socialbench.agent3d.released import load_released_trial
+    from tests.agent3d.test_io import _write_released_video
+
+    root = tmp_path / "scenario_3_unobserved_constraints" / "type_3.1" / "train_set" / "Trial_0"
+    views = {name: camera_view(walk_video(kind, scenario=3, trial_type="3.1"))
+             for name, kind in (("Familiarization_video_1", "familiarization"),
+                                ("expected", "expected"))}
+    for name, view in views.items():
+        _write_released_video(root / name, view)
+    states = root / "expected" / STATES_FILE
+    data = json.loads(states.read_text())
+    data["frames"][0][str(AGENT + 100)] = {"occluded": True}  # flagged rather than left out
+    states.write_text(json.dumps(data))
+    loaded = load_released_trial(root)
+    fam = loaded.familiarization[0]
+    hidden = [AGENT + 100 not in {s.id for s in frame} for frame in fam.frames]
+    assert hidden == [AGENT not in {s.id for s in frame} for frame in
+                      views["Familiarization_video_1"].frames]
+    assert any(hidden) and AGENT + 100 in {s.id for s in fam.config.entities}
+    assert AGENT + 100 not in {s.id for s in loaded.expected.frames[0]}
