@@ -102,3 +102,17 @@ def test_the_default_time_control_is_the_slow_walk_and_bad_names_are_refused() -
     assert built("efficiency_time", 5).expected[-1] == slow.expected[-1]
     with pytest.raises(UserError, match="unknown --time-control 'fast'"):
         efficiency_time.check_time_control("fast")
+
+
+def test_the_time_control_travels_with_the_jobs_only_when_not_the_default(tmp_path) -> None:
+    from socialbench.bib.generate import SPLITS, generate, make_jobs
+
+    split = SPLITS["eval"]
+    plain = make_jobs(split, ["efficiency_time"], {"efficiency_time": 1}, 0, False)
+    paused = make_jobs(split, ["efficiency_time"], {"efficiency_time": 1}, 0, False,
+                       time_control="pauses")
+    assert "time_control" not in plain[0].params  # the default's files stay as they were
+    assert paused[0].params["time_control"] == "pauses" and paused[0].seed == plain[0].seed
+    with pytest.raises(UserError, match="--time-control"):
+        generate(tmp_path / "x", tasks="efficiency_time", episodes=1, time_control="fast")
+    assert not (tmp_path / "x").exists()  # refused before anything is written

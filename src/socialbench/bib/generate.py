@@ -36,7 +36,7 @@ from socialbench.bib.io.layout import train_validation_split
 from socialbench.bib.io.write import write_chunks, write_episodes
 from socialbench.bib.schema import CELL, Block, Episode, Frame, Run, Trial
 from socialbench.bib.shapes import NEW, TRAIN, ShapeSet
-from socialbench.bib.tasks import EVAL_TASKS, TRAIN_TASKS, Built, Recipe
+from socialbench.bib.tasks import EVAL_TASKS, TRAIN_TASKS, Built, Recipe, efficiency_time
 from socialbench.bib.validate.episode import validate_episodes
 from socialbench.bib.validate.pair import validate_pair
 from socialbench.bib.video import write_episode_video
@@ -242,7 +242,8 @@ def _build_job(job: Job, staging: Path) -> Written:
     split = SPLITS[p["split"]]
     recipe = split.tasks[p["task"]]
     look = style.get_style(p.get("scene_style", style.TIDY.name))
-    built = build_episode(recipe, split.shapes, job.seed, p["index"], scene_style=look)
+    with efficiency_time.using(p.get("time_control", efficiency_time.DEFAULT_TIME_CONTROL)):
+        built = build_episode(recipe, split.shapes, job.seed, p["index"], scene_style=look)
     repeats = p.get("border_repeats")
     list_border_repeats(built, look.border_repeats if repeats is None else repeats, job.seed)
     ident = episode_id(p["index"], recipe.code)
@@ -279,9 +280,11 @@ def _build_job(job: Job, staging: Path) -> Written:
 
 def make_jobs(split: Split, tasks: Sequence[str], episodes: Mapping[str, int], seed: int,
               video: bool, border_repeats: int | None = None,
-              scene_style: str = style.DEFAULT_STYLE) -> list[Job]:
+              scene_style: str = style.DEFAULT_STYLE,
+              time_control: str = efficiency_time.DEFAULT_TIME_CONTROL) -> list[Job]:
     """One job per episode. ``border_repeats`` None: the scene style's own (released: 2-5 per
-    wall list; tidy: none). A tidy job's parameters are the earlier generator's."""
+    wall list; tidy: none). A tidy job's parameters are the earlier generator's, and so are
+    a default time control's."""
     jobs = []
     for task in tasks:
         for index in range(episodes[task]):
@@ -291,6 +294,8 @@ def make_jobs(split: Split, tasks: Sequence[str], episodes: Mapping[str, int], s
                 params["scene_style"] = scene_style
             if border_repeats is not None and (border_repeats or scene_style != style.TIDY.name):
                 params["border_repeats"] = border_repeats
+            if time_control != efficiency_time.DEFAULT_TIME_CONTROL:
+                params["time_control"] = time_control
             jobs.append(Job(name=f"{task}/{index:06d}",
                             seed=derive_seed(seed, split.name, task, index), params=params))
     return jobs
@@ -310,7 +315,8 @@ def _validation_info(split: Split, tasks: Sequence[str],
 def generate(out: Path, split: str = "eval", *, tasks: str | Sequence[str] | None = None,
              episodes: int | None = None, seed: int = 0, workers: int = 1, video: bool = True,
              show_progress: bool = True, border_repeats: int | None = None,
-             scene_style: str = style.DEFAULT_STYLE, counts: str = "paper") -> dict[str, Any]:
+             scene_style: str = style.DEFAULT_STYLE, counts: str = "paper",
+             time_control: str = efficiency_time.DEFAULT_TIME_CONTROL) -> dict[str, Any]:
     """Generate (or finish generating) a BIB split under ``out``; return the audit.
 
     ``episodes`` overrides every task's count; else ``counts`` picks them (``paper``: the
@@ -320,10 +326,14 @@ def generate(out: Path, split: str = "eval", *, tasks: str | Sequence[str] | Non
     earlier generator's, byte for byte). ``border_repeats`` sets the released ``walls`` quirk
     (that many border cells also listed among the random walls; :func:`list_border_repeats`);
     None leaves it to the style (released: 2-5 per wall list; tidy: none).
+    ``time_control``: how the efficiency time control's straight path lasts as long as the
+    detour (``slow``: walked slower; ``pauses``: still frames spread along it;
+    :mod:`.tasks.efficiency_time`).
     """
     chosen = get_split(split)
     names = parse_tasks(chosen, tasks)
     look = style.get_style(scene_style)
+    efficiency_time.check_time_control(time_control)
     if episodes is not None and episodes < 1:
         raise UserError(f"--episodes must be at least 1, got {episodes}")
     if seed < 0:
@@ -340,6 +350,8 @@ def generate(out: Path, split: str = "eval", *, tasks: str | Sequence[str] | Non
         info["scene_style"] = look.name
     if counts != "paper":
         info["counts"] = counts
+    if time_control != efficiency_time.DEFAULT_TIME_CONTROL:
+        info["time_control"] = time_control
     if border_repeats:
         info["border_repeats"] = border_repeats
     if chosen.name == "train":
@@ -347,7 +359,7 @@ def generate(out: Path, split: str = "eval", *, tasks: str | Sequence[str] | Non
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out} is a file; give a folder")
-    jobs = make_jobs(chosen, names, sizes, seed, video, border_repeats, look.name)
+    jobs = make_jobs(chosen, names, sizes, seed, video, border_repeats, look.name, time_control)
     run_jobs(out, jobs, build_job, workers=workers, description=f"bib {chosen.name}",
              dataset_info=info, show_progress=show_progress)
     return write_audit(out, names)

@@ -11,6 +11,7 @@ from rich.console import Console
 from socialbench.bib.generate import SPLITS, audit_table
 from socialbench.bib.generate import generate as generate_split
 from socialbench.bib.style import DEFAULT_STYLE
+from socialbench.bib.tasks.efficiency_time import DEFAULT_TIME_CONTROL, TIME_CONTROLS
 
 
 @click.command(name="generate")
@@ -37,13 +38,17 @@ from socialbench.bib.style import DEFAULT_STYLE
               help="Released quirk: list this many border cells among the random walls too "
                    "(they then appear twice; released samples: 2-5). Default: the scene "
                    "style's (released: 2-5 a wall list; tidy: 0).")
+@click.option("--time-control", type=click.Choice(TIME_CONTROLS), default=DEFAULT_TIME_CONTROL,
+              show_default=True,
+              help="How efficiency_time's straight path lasts as long as the detour: slow (the "
+                   "agent walks slower) or pauses (still frames spread along its path).")
 def generate(out: Path, split: str, tasks: str | None, episodes: int | None, seed: int,
              workers: int, no_video: bool, counts: str, scene_style: str,
-             border_repeats: int | None) -> None:
+             border_repeats: int | None, time_control: str) -> None:
     """Generate a BIB dataset in the released layout, with a manifest and an audit."""
     audit = generate_split(out, split, tasks=tasks, episodes=episodes, seed=seed,
                            workers=workers, video=not no_video, border_repeats=border_repeats,
-                           scene_style=scene_style, counts=counts)
+                           scene_style=scene_style, counts=counts, time_control=time_control)
     console = Console()
     console.print(audit_table(audit))
     console.print(f"wrote {out} (manifest.json, audit.json, _meta/)")
