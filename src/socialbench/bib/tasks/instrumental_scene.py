@@ -20,17 +20,22 @@ from socialbench.bib.schema import N_FAMILIARIZATION
 from socialbench.bib.shapes import ShapeSet
 from socialbench.bib.tasks.base import Walk, instrumental
 from socialbench.bib.world import (
+    HOME_HALF,
+    KEY_HALF,
+    LOCK_HALF,
+    OBJECT_HALF,
     Layout,
     Resample,
     agent_icon,
+    blocked_grid,
     cell_of,
     far,
     free_cells,
-    jittered,
     key_icon,
     lock_icon,
     object_icon,
     pick,
+    place,
     random_walls,
     ring,
     sample_looks,
@@ -76,8 +81,8 @@ def place_key_lock(rng: np.random.Generator, layout: Layout) -> Layout:
     taken = [cell_of(layout.home), layout.objects[0].cell]
     key_cell = pick(rng, far(cell_of(layout.home), 1, blocked, exclude=taken))
     lock_cell = pick(rng, far(key_cell, 2, blocked, exclude=[*taken, key_cell]))
-    placed = replace(layout, key=key_icon(jittered(rng, key_cell)),
-                     lock=lock_icon(jittered(rng, lock_cell)))
+    placed = replace(layout, key=key_icon(place(rng, key_cell, blocked, KEY_HALF)),
+                     lock=lock_icon(place(rng, lock_cell, blocked, LOCK_HALF)))
     # Exactly when planning these legs would fail, without planning them (the walk plans the
     # key's leg anyway; the lock's is walked from the key, not from home).
     home = cell_of(placed.home)
@@ -95,10 +100,12 @@ def sample(rng: np.random.Generator, shapes: ShapeSet) -> InstrumentalScene:
     walls = random_walls(rng, wall_count(rng, 2, 6), keep_free=[goal_cell, *fence])
     blocked = Layout(walls, (0, 0), agent_icon(looks.agents[0], (0, 0))).blocked()
     home_cell = pick(rng, far(goal_cell, 3, blocked))
-    home = jittered(rng, home_cell)
+    home = place(rng, home_cell, blocked, HOME_HALF)
+    fuse = tuple(c for c in fence if not blocked[c])
+    # The goal's square stays clear of its barrier too.
+    goal = place(rng, goal_cell, blocked_grid((*walls, *fuse)), OBJECT_HALF)
     base = Layout(walls, home, agent_icon(looks.agents[0], home),
-                  (object_icon(looks.objects[0], jittered(rng, goal_cell)),),
-                  fuse=tuple(c for c in fence if not blocked[c]))
+                  (object_icon(looks.objects[0], goal),), fuse=fuse)
     if reachable(base.blocked(), home_cell, goal_cell):
         raise Resample("the barrier does not enclose the goal")
     fam = [place_key_lock(rng, base) for _ in range(N_FAMILIARIZATION)]
