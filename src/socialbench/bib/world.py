@@ -9,6 +9,7 @@ one trial; the task recipes in :mod:`socialbench.bib.tasks` make layouts, and
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -163,17 +164,25 @@ def cells_under(centre: tuple[int, int], half: int) -> list[Cell]:
 
 def within_reach(home: Cell, blocked: np.ndarray, cells: Sequence[Cell]) -> list[Cell]:
     """``cells`` the agent's walk from ``home`` takes about a real trial's time to (released
-    style: path cost :data:`REACH_CELLS` from home); all of them in the tidy style."""
+    style: :data:`REACH_CELLS` from home as the crow flies, and a path of at most
+    :data:`REACH_PATH_CELLS`); all of them in the tidy style.
+
+    Straight-line distance, not path cost, picks them: a band of path cost holds more cells
+    along the axes than off them, and the walks it gives step along an axis more often than the
+    real ones do (``benchmarks/bib_scene_stats.py``, steps column)."""
     if style.current().trial_frames is None:
         return list(cells)
     cost = distances_from(blocked, home)
     low, high = REACH_CELLS
-    return [c for c in cells if low <= cost.get(c, -1.0) <= high]
+    return [c for c in cells if cost.get(c, math.inf) <= REACH_PATH_CELLS
+            and low <= math.dist(c, home) <= high]
 
 
-# Cells of path from home to an object's cell that give a real trial's 21-45 moving frames at
-# 2 px a frame (42-90 px walked, plus up to 12.5 px short of the centre and the offsets).
-REACH_CELLS = (2.4, 4.5)
+# Cells from home to an object's cell that give a real trial's 21-45 moving frames at 2 px a
+# frame (42-90 px walked, plus up to 12.5 px short of the centre and the offsets); trials that
+# still come out shorter or longer are redrawn by the task.
+REACH_CELLS = (2.5, 4.5)
+REACH_PATH_CELLS = 5.5
 
 
 def free_cells(blocked: np.ndarray, exclude: Iterable[Cell] = ()) -> list[Cell]:
