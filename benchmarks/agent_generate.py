@@ -6,7 +6,10 @@ written again with rendering. The limit beside each figure is PyBullet alone, me
 same run on the same scenes: the raw physics steps those trials needed (``stepSimulation`` in a
 loop) and the raw TinyRenderer calls for the same number of frames (``getCameraImage`` in a
 loop, no pose updates, no encoding).
-Run: ``nice -n 10 python benchmarks/agent_generate.py [--types 2.1,4.2] [--size 200]``.
+The states-only limit is the faster of stepping one call per 1/210 s step and one call per
+35 fps frame (``numSubSteps``, as the generator steps).
+Run: ``nice -n 10 python benchmarks/agent_generate.py [--types 2.1,4.2] [--size 200]
+[--no-render]``.
 """
 
 from __future__ import annotations
@@ -38,14 +41,23 @@ def videos_of(trial: Trial) -> list:
         ([trial.surprising] if trial.surprising is not None else [])
 
 
-def raw_steps_per_second(config: SceneConfig, steps: int) -> float:
-    """PyBullet stepping the scene with nothing else: the physics limit."""
+def raw_steps_per_second(config: SceneConfig, steps: int, per_frame: bool = False) -> float:
+    """PyBullet stepping the scene with nothing else: the physics limit. ``per_frame``: one
+    call per 35 fps frame running its ``SUBSTEPS`` steps inside PyBullet (as the generator
+    steps), else one call per 1/210 s step."""
     with physics_client(timestep=TIMESTEP) as client:
         build_scene(config, client)
+        calls = steps
+        if per_frame:
+            p.setPhysicsEngineParameter(fixedTimeStep=TIMESTEP * SUBSTEPS, numSubSteps=SUBSTEPS,
+                                        physicsClientId=client)
+            calls = steps // SUBSTEPS
         start = time.perf_counter()
-        for _ in range(steps):
+        for _ in range(calls):
             p.stepSimulation(physicsClientId=client)
-        return steps / (time.perf_counter() - start)
+        elapsed = time.perf_counter() - start
+        p.setPhysicsEngineParameter(numSubSteps=0, physicsClientId=client)
+        return calls * (SUBSTEPS if per_frame else 1) / elapsed
 
 
 def raw_frames_per_second(config: SceneConfig, frames: int, options: RenderOptions) -> float:
@@ -67,6 +79,7 @@ def main() -> None:
     parser.add_argument("--render-type", default="2.1", help="the type timed with rendering")
     parser.add_argument("--size", type=int, default=200, help="rendered frame side, pixels")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-render", action="store_true", help="time states-only alone")
     args = parser.parse_args()
     types = [t for t in args.types.split(",") if t]
     options = RenderOptions(width=args.size, height=args.size)
@@ -89,14 +102,22 @@ def main() -> None:
                   f"{middle - start:>8.3f} {end - middle:>8.3f}")
         states_rate = len(built) / (build_time + write_time)
         steps = frames_total * SUBSTEPS
-        raw_steps = float(np.median([raw_steps_per_second(t.expected.config, 20_000)
+        # the limit: the faster of stepping one call per step or one call per frame
+        per_step = float(np.median([raw_steps_per_second(t.expected.config, 24_000)
+                                    for t in built]))
+        per_frame = float(np.median([raw_steps_per_second(t.expected.config, 24_000, True)
                                      for t in built]))
+        raw_steps = max(per_step, per_frame)
         limit_states = raw_steps / (steps / len(built))
         frame_rate = frames_total / (build_time + write_time)
         print(f"\nstates-only: {states_rate:.2f} trials/s ({frame_rate:.0f} frames/s; build "
               f"{build_time:.2f} s, write {write_time:.2f} s for {len(built)} trials)")
-        print(f"  limit (raw PyBullet stepping, {raw_steps:,.0f} steps/s x {SUBSTEPS} steps/"
-              f"frame): {limit_states:.2f} trials/s")
+        print(f"  limit (raw PyBullet stepping of the same {frames_total} frames, "
+              f"{raw_steps:,.0f} steps/s x {SUBSTEPS} steps/frame; one call a step "
+              f"{per_step:,.0f}, a frame {per_frame:,.0f}): {limit_states:.2f} trials/s, "
+              f"generation at {100 * states_rate / limit_states:.0f} % of it")
+        if args.no_render:
+            return
 
         rendered = make_test_trial(args.render_type, args.seed)
         frames = sum(len(v.frames) for v in videos_of(rendered))

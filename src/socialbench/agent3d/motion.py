@@ -29,15 +29,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from socialbench.agent3d.bodies import (
-    GRAVITY,
-    ROUND_DIGITS,
-    build_scene,
-    physics_client,
-    read_state,
-)
+from socialbench.agent3d.bodies import GRAVITY, build_scene, physics_client, read_state
 from socialbench.agent3d.jumps import JumpProblem, Launch, solve, solve_from
 from socialbench.agent3d.physics import p
+from socialbench.agent3d.rounding import round_floats
 from socialbench.agent3d.schema import FPS, EntityState, SceneConfig, Video
 
 WALK_SPEED = 1.3  # agent spec: the agent walks at about 1.3 m/s
@@ -148,13 +143,21 @@ class Simulation:
         self.penetrated: int | None = None  # the body of that overlap
         self.floors = {self.ids[f] for f in floors}  # landing surfaces: tracked apart
         self.floor_penetration = 0.0  # a hard landing sinks in for a step or two
-        self.frames: list[list[EntityState]] = []
+        # per frame: the row of states with the agent's slot still empty, and the agent's 13
+        # raw numbers; rounded together when the frames are read (rounding.round_floats)
+        self._rows: list[list[EntityState | None]] = []
+        self._agent_raw: list[tuple[float, ...]] = []
+        self._frames: list[list[EntityState]] = []
         # static bodies never move: read once, recorded by reference every frame (speed)
         static = {e.id for e in config.entities if e.static or e.mass <= 0}
-        self._static = {e: read_state(self.client, e, b) for e, b in self.ids.items()
-                        if e in static}
-        self._agent_id = agent_id
-        self._agent_state: tuple = ()  # (position, orientation, velocity, spin), this frame's
+        self._row = [read_state(self.client, e, b) if e in static else None
+                     for e, b in self.ids.items()]
+        slots = list(self.ids)
+        self._agent_id, self._agent_slot = agent_id, slots.index(agent_id)
+        self._moving = [(slots.index(e), e, b) for e, b in self.ids.items()
+                        if e not in static and e != agent_id]  # read every frame (occluder)
+        self._agent_state: tuple = ()  # (position, orientation, velocity, spin, position
+        # as PyBullet gave it), this frame's
         self.record()
         self.gaze: float = self.yaw()
 
@@ -174,6 +177,19 @@ class Simulation:
     def video(self) -> Video:
         return Video(config=self.config, frames=self.frames)
 
+    @property
+    def frames(self) -> list[list[EntityState]]:
+        """The states of every entity in every frame so far (floats rounded to 5 decimals)."""
+        done = len(self._frames)
+        if done < len(self._rows):
+            numbers = round_floats(np.array(self._agent_raw[done:])).tolist()
+            for row, agent in zip(self._rows[done:], numbers, strict=True):
+                row[self._agent_slot] = EntityState(self._agent_id, tuple(agent[0:3]),
+                                                    tuple(agent[3:7]), tuple(agent[7:10]),
+                                                    tuple(agent[10:13]))
+                self._frames.append(row)
+        return self._frames
+
     # -- stepping
     def record(self) -> None:
         """Read the agent once (the states recorded, and what the next frame's controllers
@@ -181,13 +197,13 @@ class Simulation:
         client = self.client
         pose = p.getBasePositionAndOrientation(self.agent, physicsClientId=client)
         speed = p.getBaseVelocity(self.agent, physicsClientId=client)
-        self._agent_state = (np.asarray(pose[0]), pose[1], np.asarray(speed[0]), speed[1])
-        # bodies.rounded's numbers (PyBullet gives floats), without its per-call overhead
-        agent = EntityState(self._agent_id, *[tuple([round(v, ROUND_DIGITS) + 0.0 for v in vs])
-                                              for vs in (*pose, *speed)])
-        self.frames.append([agent if e == self._agent_id else
-                            self._static.get(e) or read_state(client, e, b)
-                            for e, b in self.ids.items()])
+        self._agent_state = (np.asarray(pose[0]), pose[1], np.asarray(speed[0]), speed[1],
+                             pose[0])
+        self._agent_raw.append(pose[0] + pose[1] + speed[0] + speed[1])
+        row = self._row.copy()  # the static bodies' states, read once
+        for slot, entity_id, body in self._moving:
+            row[slot] = read_state(client, entity_id, body)
+        self._rows.append(row)
         for contact in p.getContactPoints(bodyA=self.agent, physicsClientId=client):
             if contact[2] in self.floors:
                 self.floor_penetration = max(self.floor_penetration, -contact[8])
@@ -209,7 +225,7 @@ class Simulation:
 
         Tilting stays physical (a cube tips onto a ramp's slope), but a spring-damper pulls
         the body upright again, so a cone cannot topple. Plain floats: this runs every frame."""
-        _, (x, y, z, w), _, spin = self._agent_state
+        _, (x, y, z, w), _, spin, _ = self._agent_state
         yaw = math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
         limit = math.radians(GAZE_STEP_DEG) * FPS
         rate = max(-limit, min(limit, _wrap(self.gaze - yaw) / FRAME_TIME))
@@ -235,7 +251,7 @@ class Simulation:
 
     def push(self, force: Iterable[float]) -> None:
         """A force on the agent's centre for the coming frame."""
-        p.applyExternalForce(self.agent, -1, list(force), self._agent_state[0].tolist(),
+        p.applyExternalForce(self.agent, -1, list(force), self._agent_state[4],
                              p.WORLD_FRAME, physicsClientId=self.client)
 
     def kick(self, velocity: Iterable[float]) -> None:

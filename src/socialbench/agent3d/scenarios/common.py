@@ -7,22 +7,19 @@ when a sample does not make the trial its type needs; the generator then resampl
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from socialbench.agent3d.layout.constants import AGENT_ID, OCCLUDER_HEIGHT, OCCLUDER_ID
 from socialbench.agent3d.layout.geometry import Layout
-from socialbench.agent3d.motion import FPS, MotionError, Mover, Simulation, Step
+from socialbench.agent3d.motion import FPS, MotionError, Mover, Simulation
 from socialbench.agent3d.physics import p
 from socialbench.agent3d.planning import NoPathError, Plan, efficient_plan
+from socialbench.agent3d.scenarios.balance import Balance
 from socialbench.agent3d.schema import Video
 
-LOOK_SWEEP_DEG = (20.0, 60.0)  # ours: how far the agent looks left/right at the start
-SETTLE_SECONDS = 0.6  # ours: the agent stands at its goal before the video ends
-MIN_VIDEO_SECONDS = 5.6  # AGENT paper: videos last 5.6-25.2 s (short ones end standing still)
-GIVE_UP_SECONDS = 2.0  # ours: how long a giving-up agent stands still
+LOOK_SWEEP_DEG = (60.0, 120.0)  # ours: how far the agent looks left/right at the start
 OCCLUDER_PUSH = 12.0  # N, ours: knocks the 2 kg occluder over toward the camera
 OCCLUDER_FALL_SECONDS = 1.6  # ours: the fall and the revealed scene, after the agent arrives
 MAX_PENETRATION = 0.01  # m: deeper contact than this counts as passing through (ours)
@@ -45,6 +42,7 @@ class Context:
     extended: bool = False  # goals from the unseen-shape set
     index: int = 0  # the trial's index in its split (recipes alternate variants by it)
     room: tuple[int, int] = (0, 0)  # the trial's (floor look, wall look): placement.sample_room
+    balance: Balance = field(default_factory=Balance)  # how cues relate to the answer
     notes: dict = field(default_factory=dict)  # trial-level annotations for every video
 
     def sweep(self) -> float:
@@ -92,16 +90,7 @@ def simulate(ctx: Context, layout: Layout, plan: Plan, video: str, sweep: float,
     floors = tuple(e.id for e in config.entities if e.kind == "floor")
     with Simulation(config, AGENT_ID, ghosts=ghosts, floors=floors) as sim:
         mover = Mover(sim, fall_below=fall_below)
-        if plan.goal is None:  # giving up: look around, then stay
-            mover.run([Step("look", sweep=sweep), Step("look", sweep=sweep / 2),
-                       Step("settle", seconds=GIVE_UP_SECONDS)])
-        else:
-            first = next(s.target or s.jump.takeoff for s in plan.steps)
-            mover.run([Step("look", target=first, sweep=sweep), *plan.steps,
-                       Step("settle", seconds=SETTLE_SECONDS)])
-        missing = math.ceil(MIN_VIDEO_SECONDS * FPS) - len(sim.frames)
-        if missing > 0:
-            mover.settle(missing / FPS)
+        mover.run(plan.video_steps(sweep))  # the video lasts as long as its motion
         if occluder_falls:
             config.annotations["occluder_falls_at_frame"] = len(sim.frames)
             _knock_over(sim)
@@ -122,7 +111,7 @@ def _knock_over(sim: Simulation) -> None:
 
     def push() -> None:
         nonlocal pushes
-        if pushes < 12:  # a short shove at the top edge, toward the camera (-y)
+        if pushes < 2:  # a short shove (2 frames) at the top edge, toward the camera (-y)
             p.applyExternalForce(body, -1, (0.0, -OCCLUDER_PUSH, 0.0), top, p.WORLD_FRAME,
                                  physicsClientId=sim.client)
             pushes += 1
