@@ -3,9 +3,10 @@
     python benchmarks/bib_scene_stats.py [--pairs 20] [--style released|tidy]
         [--split eval|eval-new-shapes] [--real ../shared/data/bib_real_samples]
 
-Builds ``--pairs`` episodes of every task in memory (no files; seeds 0..pairs-1, as
-``bib generate --seed 0`` would not: the statistics, not the bytes, are the point) and prints
-one Markdown row per data set: the real samples first, then each generated task.
+Builds ``--pairs`` episodes of every task in memory (no files; the episodes ``bib generate
+--seed 0`` writes first, with the border cells it lists twice) and prints
+one Markdown row per data set: the real samples first, then each generated task; then, per
+task, each statistic sparser or tidier than the real files' and the design's reason for it.
 """
 
 from __future__ import annotations
@@ -17,8 +18,15 @@ from socialbench.bib import style
 from socialbench.bib.generate import build_episode, get_split, list_border_repeats
 from socialbench.bib.io.layout import find_pairs
 from socialbench.bib.io.read import load_episode
-from socialbench.bib.scene_stats import Summary, markdown_table, summarize
+from socialbench.bib.scene_stats import (
+    DESIGN_REASONS,
+    Summary,
+    markdown_table,
+    summarize,
+    tidier_than_real,
+)
 from socialbench.bib.schema import Episode
+from socialbench.core.seeding import derive_seed
 
 REAL = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "bib_real_samples"
 
@@ -38,8 +46,9 @@ def generated_summary(split: str, task: str, pairs: int, scene_style: str) -> Su
     built = []
     look = style.get_style(scene_style)
     for index in range(pairs):
-        b = build_episode(recipe, chosen.shapes, index, index, scene_style=look)
-        list_border_repeats(b, look.border_repeats, index)  # as `bib generate` does
+        seed = derive_seed(0, split, task, index)  # as `bib generate --seed 0` seeds its jobs
+        b = build_episode(recipe, chosen.shapes, seed, index, scene_style=look)
+        list_border_repeats(b, look.border_repeats, seed)
         built.append((Episode(b.expected), Episode(b.unexpected) if b.unexpected else None))
     return summarize(built)
 
@@ -55,6 +64,15 @@ def main() -> None:
     for task in get_split(args.split).tasks:
         rows[task] = generated_summary(args.split, task, args.pairs, args.style)
     print(markdown_table(rows))
+    print()
+    real = rows["real"]
+    for task, summary in rows.items():
+        if task == "real":
+            continue
+        reasons = DESIGN_REASONS.get(task, {})
+        for stat in tidier_than_real(summary, real):
+            why = reasons.get(stat, "NO STATED REASON")
+            print(f"- {task}: {stat} differs from the real files by design: {why}")
 
 
 if __name__ == "__main__":
