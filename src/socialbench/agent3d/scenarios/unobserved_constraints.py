@@ -150,7 +150,10 @@ def smaller_barrier(ctx: Context) -> TrialVideos:
     """
     familiar, plan = _familiar(ctx)
     wall = familiar.walls[0]
-    if ctx.rng.random() < 0.5 and wall.height in constants.DOOR_WALL_HEIGHTS:
+    # a doorway on the lane, inside the wall's length (the occluder hides no more than that)
+    fits = wall.y - wall.length / 2 <= familiar.row - constants.DOOR_WIDTH / 2 and \
+        familiar.row + constants.DOOR_WIDTH / 2 <= wall.y + wall.length / 2
+    if ctx.rng.random() < 0.5 and wall.height in constants.DOOR_WALL_HEIGHTS and fits:
         smaller = replace(wall, door_y=familiar.row)
     else:
         lower = [h for h in constants.WALL_HEIGHTS if h <= min(wall.height - 0.2, 0.3) + 1e-9]
