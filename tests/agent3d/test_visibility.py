@@ -185,3 +185,21 @@ def test_the_released_reader_takes_frames_that_hide_entities(tmp_path):
                       views["Familiarization_video_1"].frames]
     assert any(hidden) and AGENT + 100 in {s.id for s in fam.config.entities}
     assert AGENT + 100 not in {s.id for s in loaded.expected.frames[0]}
+
+
+@pytest.mark.parametrize("trial_type, seed", [("3.1", 21), ("3.2", 22)])
+def test_expected_and_surprising_pictures_are_the_same_until_the_occluder_falls(trial_type,
+                                                                                 seed):
+    """The occluder hides the wall and its drop shadow: nothing in the picture tells what is
+    behind it before it falls."""
+    trial = make_trial(trial_type, "test", 0, seed)
+    fall = occlusion(trial.expected, video_visibility(trial.expected)).reveal
+    chosen = [0, fall // 2, fall - 1]
+    pictures = [[f.rgb for f in render_frames(Video(v.config, [v.frames[t] for t in chosen]),
+                                              RenderOptions())]
+                for v in (trial.expected, trial.surprising)]
+    for expected, surprising in zip(*pictures, strict=True):
+        assert np.array_equal(expected, surprising)
+    after = [next(render_frames(Video(v.config, [v.frames[-1]]), RenderOptions())).rgb
+             for v in (trial.expected, trial.surprising)]
+    assert not np.array_equal(*after)  # the fall reveals different scenes

@@ -18,6 +18,7 @@ from socialbench.agent3d.layout import constants, placement
 from socialbench.agent3d.layout.geometry import Layout, Occluder, Wall
 from socialbench.agent3d.layout.placement import pick
 from socialbench.agent3d.planning import Plan, efficient_plan
+from socialbench.agent3d.render import LIGHT_DIRECTION
 from socialbench.agent3d.scenarios.common import Context, RecipeError, replay, simulate
 from socialbench.agent3d.scenarios.registry import TrialVideos, recipe
 from socialbench.agent3d.schema import Video
@@ -38,9 +39,9 @@ MIN_GOAL_SHOWN = 0.5
 
 def occluder_for(layout: Layout, wall: Wall, gap: float = constants.OCCLUDER_GAP) -> Occluder:
     """The panel that hides ``wall`` from the layout's camera: standing ``gap`` in front of the
-    wall's near end, just wide and tall enough that every ray from the camera to the wall, and
-    to an agent walking on the lane across the wall's place, passes through its front face
-    (``OCCLUDER_MARGIN`` to spare). So it hides the obstacle, anything the obstacle would
+    wall's near end, just wide and tall enough that every ray from the camera to the wall, its
+    drop shadow, and an agent walking on the lane across the wall's place, passes through its
+    front face (``OCCLUDER_MARGIN`` to spare). So it hides the obstacle, anything the obstacle would
     hide, and the middle of the path (AGENT paper), and no more of the lane than that needs."""
     camera = layout.camera()
     eye = np.asarray(camera.position, dtype=float)
@@ -48,10 +49,14 @@ def occluder_for(layout: Layout, wall: Wall, gap: float = constants.OCCLUDER_GAP
     face = centre_y - constants.OCCLUDER_THICKNESS / 2
     corners = np.array([(wall.x + a * wall.thickness / 2, wall.y + b * wall.length / 2,
                          layout.floor + c * wall.height)
-                        for a in (-1, 1) for b in (-1, 1) for c in (0, 1)]
-                       + [(wall.x, layout.row, layout.floor + constants.AGENT_SIZE)])
-    if face <= eye[1] + 0.1:
-        raise RecipeError("the camera stands behind the occluder's place")
+                        for a in (-1, 1) for b in (-1, 1) for c in (0, 1)])
+    # the wall's drop shadow on the floor (render.LIGHT_DIRECTION points at the light)
+    light = np.asarray(LIGHT_DIRECTION, dtype=float)
+    shadow = corners - ((corners[:, 2] - layout.floor) / light[2])[:, None] * light
+    lane = np.array([(wall.x, layout.row, layout.floor + constants.AGENT_SIZE)])
+    corners = np.concatenate([corners, shadow, lane])
+    if face <= eye[1] + 0.1 or corners[:, 1].min() <= face + 0.01:
+        raise RecipeError("the occluder cannot stand between the camera and the wall's shadow")
     along = (face - eye[1]) / (corners[:, 1] - eye[1])  # every corner lies beyond the face
     hits = eye + along[:, None] * (corners - eye)
     x0, x1 = hits[:, 0].min() - OCCLUDER_MARGIN, hits[:, 0].max() + OCCLUDER_MARGIN

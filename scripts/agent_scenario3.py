@@ -1,0 +1,149 @@
+"""Scenario 3, what is hidden: visibility figures of a generated dataset and a contact sheet.
+
+``figures DIR``: for every scenario-3 video under DIR (a dataset ``socialbench agent generate``
+wrote), from its ground truth in ``_meta/`` and the scene config's camera
+(``agent3d.visibility``): the share of the frames in which the agent moves that show it, the
+least share of the goal shown in any frame, how many jumps show in part, the wall's pixels
+before the occluder falls, and, from the state files a model reads, the frames that lack the
+agent. Printed as a Markdown table, per type and for both.
+
+``sheet --out PNG``: a few 3.1 and 3.2 test trials generated as the dataset makes them (seed 0,
+the first trials of the test split whose agent jumps and walks round), each rendered at the
+default 200 x 200: one row per video (familiarization, expected, surprising), six frames per
+row: while the agent moves (a frame where the occluder hides it is labelled ``hidden``), then
+the occluder falling and the scene it reveals.
+
+Run: ``nice -n 5 python scripts/agent_scenario3.py figures DIR`` and
+``nice -n 5 python scripts/agent_scenario3.py sheet --out docs/img/agent/scenario3.png``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from socialbench.agent3d.generate import make_trial
+from socialbench.agent3d.io import STATES_FILE, find_trials, load_trial, named_videos
+from socialbench.agent3d.layout.constants import AGENT_ID
+from socialbench.agent3d.render import RenderOptions, render_frames
+from socialbench.agent3d.schema import Trial, Video
+from socialbench.agent3d.visibility import MOVING_STEP, occlusion, video_visibility
+from socialbench.core.seeding import derive_seed
+
+TYPES = ("3.1", "3.2")
+COLUMNS = 6
+LABEL_WIDTH = 150
+GAP = 4
+
+
+def figures(root: Path) -> str:
+    rows: dict[str, list[dict]] = {t: [] for t in TYPES}
+    for trial_dir in find_trials(root):
+        trial = load_trial(trial_dir, annotations=True)
+        if trial.trial_type not in rows:
+            continue
+        for folder, video in named_videos(trial):
+            seen = occlusion(video, video_visibility(video))
+            stored = json.loads((trial_dir / folder / STATES_FILE).read_text())["frames"]
+            missing = sum(AGENT_ID not in {r["id"] for r in frame} for frame in stored)
+            rows[trial.trial_type].append({
+                "agent": seen.agent_moving, "goal": seen.goal_least, "jumps": seen.jumps,
+                "wall": seen.obstacle_before_reveal, "missing": missing / len(stored),
+                "path": video.config.annotations.get("plan", {}).get("path", "")})
+    lines = ["| | videos (jumping / walking round) | agent shown, share of its moving frames: "
+             "min / mean | goal shown, least share in a frame: min | jumps shown in part "
+             "(least share of a jump's frames) | wall pixels before the fall: max | "
+             "state frames without the agent: mean |",
+             "|---|---|---|---|---|---|---|"]
+    for name, group in [*((t, rows[t]) for t in TYPES), ("both", rows["3.1"] + rows["3.2"])]:
+        if not group:
+            continue
+        agent = np.array([r["agent"] for r in group])
+        jumps = [j for r in group for j in r["jumps"]]
+        shown = sum(s > 0 for _, s in jumps)
+        least = min((s / f for f, s in jumps), default=float("nan"))
+        jumping = sum(r["path"].startswith("jump") for r in group)
+        lines.append(
+            f"| {name} | {len(group)} ({jumping} / {len(group) - jumping}) | "
+            f"{agent.min():.0%} / {agent.mean():.0%} | {min(r['goal'] for r in group):.0%} | "
+            f"{shown} of {len(jumps)} ({least:.0%}) | {max(r['wall'] for r in group)} | "
+            f"{np.mean([r['missing'] for r in group]):.0%} |")
+    return "\n".join(lines)
+
+
+def _example_trials(count: int) -> list[Trial]:
+    """The first test trials of each type (seed 0) whose agent jumps, and that walk round."""
+    found = []
+    for trial_type in TYPES:
+        jumping = walking = 0
+        for index in range(40):
+            trial = make_trial(trial_type, "test", index,
+                               derive_seed(0, "agent3d", trial_type, "test", index))
+            jumps = trial.familiarization[0].config.annotations["plan"]["path"].startswith("jump")
+            if (jumps and jumping < count) or (not jumps and walking < count):
+                found.append(trial)
+                jumping, walking = jumping + jumps, walking + (not jumps)
+            if jumping >= count and walking >= count:
+                break
+    return found
+
+
+def _chosen_frames(video: Video) -> list[int]:
+    track = np.array(video.track(AGENT_ID))
+    moving = np.flatnonzero(np.linalg.norm(np.diff(track, axis=0), axis=1) > MOVING_STEP) + 1
+    fall = occlusion(video, video_visibility(video)).reveal
+    start, end = int(moving[0]), int(moving[-1])
+    if fall is None:  # familiarization: the whole walk
+        return [round(start + k * (end - start) / (COLUMNS - 1)) for k in range(COLUMNS)]
+    last = len(video.frames) - 1
+    return [start, (start + end) // 2, end, fall, (fall + last) // 2, last]
+
+
+def sheet(out: Path) -> None:
+    options = RenderOptions()
+    tiles: list[tuple[str, list[np.ndarray], list[bool]]] = []
+    for trial in _example_trials(1):
+        plan = trial.familiarization[0].config.annotations["plan"]["path"]
+        for folder, video in named_videos(trial):
+            chosen = _chosen_frames(video)
+            shown = video_visibility(video)
+            hidden = [not shown.visible[t, shown.column(AGENT_ID)] for t in chosen]
+            pictures = [f.rgb for f in render_frames(
+                Video(video.config, [video.frames[t] for t in chosen]), options)]
+            label = f"{trial.trial_type} {plan}\n{folder.replace('_video_1', '')}"
+            tiles.append((label, pictures, hidden))
+    width = LABEL_WIDTH + COLUMNS * (options.width + GAP)
+    image = Image.new("RGB", (width, len(tiles) * (options.height + GAP)), "white")
+    draw = ImageDraw.Draw(image)
+    for row, (label, pictures, hidden) in enumerate(tiles):
+        top = row * (options.height + GAP)
+        draw.text((4, top + options.height // 2 - 10), label, fill="black")
+        for col, (picture, gone) in enumerate(zip(pictures, hidden, strict=True)):
+            left = LABEL_WIDTH + col * (options.width + GAP)
+            image.paste(Image.fromarray(picture), (left, top))
+            if gone:
+                draw.text((left + 4, top + 4), "hidden", fill="red")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    image.save(out)
+    print(f"wrote {out} ({len(tiles)} rows)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("figures").add_argument("root", type=Path)
+    sub.add_parser("sheet").add_argument("--out", type=Path,
+                                         default=Path("docs/img/agent/scenario3.png"))
+    args = parser.parse_args()
+    if args.command == "figures":
+        print(figures(args.root))
+    else:
+        sheet(args.out)
+
+
+if __name__ == "__main__":
+    main()
