@@ -51,6 +51,14 @@ def test_plan_jobs_make_the_counts_and_counterbalanced_pairs():
         assert all(a.params["balance"][k] != b.params["balance"][k] for k in a.params["balance"])
 
 
+def test_every_split_is_counterbalanced_on_its_own():
+    jobs = generate.plan_jobs(seed=5, types=["1.3"], splits=generate.SPLITS, scale=1.0)
+    for split in generate.SPLITS:
+        rows = [j.params["balance"] for j in jobs if j.params["split"] == split]
+        for cue in rows[0]:
+            assert sum(r[cue] for r in rows) in (len(rows) // 2, (len(rows) + 1) // 2)
+
+
 def test_small_scales_keep_a_test_pair_per_type():
     for trial_type in TRIAL_TYPES:
         assert counts.split_counts(trial_type, 1e-6)["test"] == 1

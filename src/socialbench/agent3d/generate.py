@@ -8,9 +8,9 @@ of expected-only trials of which a seeded random 20% becomes the validation set 
 keeping at least one trial per type and split, so quick runs still cover every type.
 
 Trials come in counterbalanced pairs (``trial_balance``): trials 2k and 2k+1 of a type and split
-(pool members in train/validation) take opposite :class:`Balance` values, drawn per pair from the
-dataset seed, so an entity's id, its place in the lists, its side, colour code or shape never
-tells which object is preferred (exactly half of an even-sized set each way).
+take opposite :class:`Balance` values, drawn per pair from the dataset seed, so an entity's id,
+its place in the lists, its side, colour code or shape never tells which object is preferred
+(exactly half of an even-sized set each way).
 
 Every trial is a job of ``core.runner`` (workers, resume, manifest with checksums, progress):
 its files depend only on (seed, type, split, index), never on the worker count. A recipe
@@ -61,12 +61,12 @@ def parse_types(text: str | None) -> list[str]:
     return sorted(set(types), key=TRIAL_TYPES.index)
 
 
-def trial_balance(seed: int, trial_type: str, group: str, member: int) -> Balance:
-    """The counterbalanced cues of one trial: drawn for its pair (members 2k, 2k+1 of a
-    ``group``, "test" or the train/validation "pool"), flipped for the odd member."""
-    rng = rng_for(seed, "agent3d-balance", trial_type, group, member // 2)
+def trial_balance(seed: int, trial_type: str, split: str, index: int) -> Balance:
+    """The counterbalanced cues of one trial: drawn for its pair (indices 2k, 2k+1 of a type
+    and split), flipped for the odd index. Every split is balanced on its own."""
+    rng = rng_for(seed, "agent3d-balance", trial_type, split, index // 2)
     drawn = Balance(**{name: bool(rng.integers(2)) for name in sorted(vars(Balance()))})
-    return drawn.flipped() if member % 2 else drawn
+    return drawn.flipped() if index % 2 else drawn
 
 
 def plan_jobs(seed: int, types: Iterable[str], splits: Sequence[str], scale: float,
@@ -84,7 +84,7 @@ def plan_jobs(seed: int, types: Iterable[str], splits: Sequence[str], scale: flo
             members = chosen[split] if split != "test" else list(range(counts["test"]))
             for index, member in enumerate(members):
                 key = ("test", member) if split == "test" else ("pool", member)
-                balance = trial_balance(seed, trial_type, *key)
+                balance = trial_balance(seed, trial_type, split, index)
                 params: dict[str, Any] = {"trial_type": trial_type, "split": split,
                                           "index": index, "extended": extended,
                                           "balance": vars(balance),
