@@ -91,3 +91,9 @@ def test_audit_command_on_a_generated_dataset(tmp_path):
     assert result.exit_code == 0, result.output
     assert "OK: every control within chance" in result.output
     assert "first-goal" in result.output and "4.2" in result.output
+
+
+def test_audit_of_a_folder_without_test_pairs_is_a_one_line_error(tmp_path):
+    result = CliRunner().invoke(main, ["agent", "audit", str(tmp_path)])
+    assert result.exit_code != 0 and "no AGENT test trials" in result.output
+    assert len(result.output.strip().splitlines()) == 1
