@@ -115,3 +115,25 @@ def test_cameras_depend_on_the_lane_and_floor_only():
     direction = np.subtract(one.target, one.position)
     pitch = math.degrees(math.atan2(-direction[2], direction[1]))
     assert pitch == pytest.approx(constants.CAMERA_PITCH_DEG, abs=1e-3) and direction[0] == 0
+
+
+def test_validate_reports_a_badly_framed_rendered_video(tmp_path):
+    from socialbench.agent3d.framing import check_rendered
+    from socialbench.agent3d.render import render_video
+
+    layout = placement.one_goal_layout(np.random.default_rng(0), "cube", 1, "sphere",
+                                       constants.AGENT_COLORS[0], direction=-1)
+    layout = layout.with_changes(row=constants.ONE_GOAL_ROWS[2])  # the released camera's far row
+    options = RenderOptions(width=200, height=200, mp4=False)
+    found = {}
+    for style in ("ours", "released"):
+        with camera_style(style):
+            config = layout.config(2, "2.1", "expected", 0, {})
+        states = [EntityState(e.id, e.position, e.orientation) for e in config.entities]
+        video = Video(config, [states, states])
+        (tmp_path / style).mkdir()
+        assert check_rendered(video, tmp_path / style, 2) == []  # not rendered: nothing to say
+        render_video(video, tmp_path / style, options)
+        found[style] = check_rendered(video, tmp_path / style, 2)
+    assert found["ours"] == []
+    assert len(found["released"]) == 1 and "px across" in found["released"][0]

@@ -42,7 +42,13 @@ NPZ_NAME = "frames.npz"
 MP4_NAME = "rgb.mp4"
 MAX_RENDER_SIDE = 4096  # refuse absurd resolutions before allocating anything
 MAX_NPZ_ELEMENTS = 2_000_000_000  # what ``read_frames`` agrees to allocate per array
+# deflate level of frames.npz: level 6 cost 13.6 ms per textured 200 x 200 RGB frame (more than
+# rendering it), level 1 2.1 ms for files 25 % larger (measured: docs/benchmarks.md)
+NPZ_LEVEL = 1
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed member timestamps: byte-identical npz files
+# x264 preset of rgb.mp4: ultrafast took a third of veryfast's time per 200 x 200 frame for
+# files ~30 % larger (~0.4 KB a frame at crf 18; measured: docs/benchmarks.md)
+MP4_PRESET = "ultrafast"
 # ours: a key light high above, a little to the camera's left and beyond the lane (toward the
 # light), so shadows fall just right of and in front of what casts them, where the camera sees
 # them; lit tops, softly shaded sides
@@ -105,7 +111,7 @@ def render_frames(video: Video, options: RenderOptions) -> Iterator[RenderedFram
                           (options.width, options.height), LIGHT_DIRECTION,
                           SHADOW_STRENGTH) if options.shadows else None
     with physics_client() as client:
-        ids = _build_visual_scene(video.config, client, options.textures)
+        ids = build_visual_scene(video.config, client, options.textures)
         entity_of_body = np.full(max(ids.values()) + 2, -1, dtype=np.int16)  # last stays -1
         for entity_id, body in ids.items():
             entity_of_body[body] = entity_id
@@ -132,7 +138,7 @@ def render_frames(video: Video, options: RenderOptions) -> Iterator[RenderedFram
             yield frame
 
 
-def _build_visual_scene(config: SceneConfig, client: int, textures: bool) -> dict[int, int]:
+def build_visual_scene(config: SceneConfig, client: int, textures: bool) -> dict[int, int]:
     """Entity id -> body: the floor and room walls textured by their look, the rest as built
     for the simulation (``bodies.add_entity``), in the config's order."""
     ids: dict[int, int] = {}
@@ -161,10 +167,11 @@ def _decode(rgba: object, depth: object, seg: object, entity_of_body: np.ndarray
             options: RenderOptions) -> RenderedFrame:
     shape = (options.height, options.width)
     rgb = np.asarray(rgba, dtype=np.uint8).reshape(*shape, 4)[..., :3]
-    buffer = np.asarray(depth, dtype=np.float64).reshape(shape)
-    near, far = options.near, options.far
-    millimetres = (far * near * 1000.0) / (far - (far - near) * buffer)  # OpenGL depth -> eye
-    depth_mm = np.rint(np.minimum(millimetres, 65535.0)).astype(np.uint16)
+    buffer = np.asarray(depth, dtype=np.float32).reshape(shape)
+    near, far = np.float32(options.near), np.float32(options.far)
+    # OpenGL depth buffer -> distance along the camera axis (float32: 0.01 mm at 3 m)
+    millimetres = (far * near * np.float32(1000.0)) / (far - (far - near) * buffer)
+    depth_mm = np.rint(np.minimum(millimetres, np.float32(65535.0))).astype(np.uint16)
     bodies = np.asarray(seg, dtype=np.int64).reshape(shape)
     # -1 (nothing) and any unknown body index the table's last entry, which is -1
     segmentation = entity_of_body[np.clip(bodies, -1, len(entity_of_body) - 1)]
@@ -199,7 +206,7 @@ def render_video(video: Video, video_dir: Path, options: RenderOptions) -> None:
                 yield frame.rgb
 
         if options.mp4:
-            write_mp4(Path(scratch) / MP4_NAME, frames(), video.config.fps)
+            write_mp4(Path(scratch) / MP4_NAME, frames(), video.config.fps, preset=MP4_PRESET)
         else:
             for _ in frames():
                 pass
@@ -236,10 +243,14 @@ def _save_pngs(folder: Path, index: int, frame: RenderedFrame,
 
 def _write_npz(path: Path, members: dict[str, Path]) -> None:
     """An npz (zip of .npy) with fixed timestamps, copied from .npy files in streaming."""
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED,
+                         compresslevel=NPZ_LEVEL) as archive:
         for name, source in members.items():
             info = zipfile.ZipInfo(f"{name}.npy", date_time=_ZIP_TIME)
             info.compress_type = zipfile.ZIP_DEFLATED
+            # a ZipInfo passed to open() keeps its own level (named compress_level from 3.13)
+            setattr(info, "compress_level" if hasattr(info, "compress_level")
+                    else "_compresslevel", NPZ_LEVEL)
             with open(source, "rb") as src, archive.open(info, "w", force_zip64=True) as dst:
                 shutil.copyfileobj(src, dst, 1 << 20)
 

@@ -53,27 +53,40 @@ class DropShadows:
             if e.kind in RECEIVER_KINDS:
                 tops.setdefault(round(e.position[2] + e.size[2] / 2, 4), []).append(e.id)
         self.receivers = tops  # plane height -> the entities whose top it is
-        self._outlines: dict[tuple, list[np.ndarray]] = {}
+        top_id = max((e.id for e in entities), default=0)
+        # plane -> lookup by entity id + 1 (segmentation's -1 at index 0; its ids are the
+        # config's, so never past the table)
+        self._receives = {}
+        for plane, ids in tops.items():
+            table = np.zeros(top_id + 2, dtype=bool)
+            table[np.asarray(ids) + 1] = True
+            self._receives[plane] = table
+        self._outlines: dict[tuple, list[list[tuple[float, float]]]] = {}
+        self._hull_vertices: dict[tuple, np.ndarray] = {}
 
     def apply(self, rgb: np.ndarray, segmentation: np.ndarray,
               states: dict[int, EntityState]) -> None:
         """Darken ``rgb`` (H, W, 3 uint8) in place where the floor lies in shadow."""
-        for plane, receiver_ids in self.receivers.items():
-            canvas = None
-            for entity_id in self.meshes:
-                state = states.get(entity_id)
-                if state is None:
-                    continue
-                for outline in self._outline(entity_id, state, plane):
-                    if canvas is None:
-                        canvas = Image.new("L", (self.width, self.height), 0)
-                    ImageDraw.Draw(canvas).polygon([tuple(p) for p in outline], fill=1)
-            if canvas is None:
+        for plane in self.receivers:
+            outlines = [outline for entity_id in self.meshes if entity_id in states
+                        for outline in self._outline(entity_id, states[entity_id], plane)]
+            if not outlines:
                 continue
-            shadow = np.asarray(canvas, dtype=bool) & np.isin(segmentation, receiver_ids)
-            rgb[shadow] = (rgb[shadow] * self.keep).astype(np.uint8)
+            canvas = Image.new("L", (self.width, self.height), 0)
+            draw = ImageDraw.Draw(canvas)
+            for outline in outlines:
+                draw.polygon(outline, fill=1)
+            box = canvas.getbbox()
+            if box is None:
+                continue
+            left, top, right, bottom = box  # work only where the shadows are
+            inside = np.asarray(canvas.crop(box), dtype=bool)
+            inside &= self._receives[plane][segmentation[top:bottom, left:right] + 1]
+            window = rgb[top:bottom, left:right]
+            window[inside] = (window[inside] * self.keep).astype(np.uint8)
 
-    def _outline(self, entity_id: int, state: EntityState, plane: float) -> list[np.ndarray]:
+    def _outline(self, entity_id: int, state: EntityState, plane: float
+                 ) -> list[list[tuple[float, float]]]:
         key = (entity_id, state.position, state.orientation, plane)
         cached = self._outlines.get(key)
         if cached is None:
@@ -83,22 +96,33 @@ class DropShadows:
             self._outlines[key] = cached
         return cached
 
-    def _project(self, entity_id: int, state: EntityState, plane: float) -> list[np.ndarray]:
+    def _project(self, entity_id: int, state: EntityState, plane: float
+                 ) -> list[list[tuple[float, float]]]:
+        """The image outline (pixel corners) of the entity's shadow on the plane, if any."""
         rotation = rotation_matrices(np.asarray([state.orientation], dtype=float))[0]
         points = self.meshes[entity_id] @ rotation.T + np.asarray(state.position)
         if points[:, 2].max() <= plane + 1e-3:  # below or in the plane: nothing to cast
             return []
-        points = points[points[:, 2] > plane - 1e-3]
+        whole = points[:, 2].min() > plane - 1e-3
+        if not whole:
+            points = points[points[:, 2] > plane - 1e-3]
         along = (points[:, 2] - plane) / self.light[2]
         ground = points - along[:, None] * self.light[None, :]
-        try:
-            hull = ConvexHull(ground[:, :2])
-        except (QhullError, ValueError):
-            return []
-        corners = ground[hull.vertices]
+        # casting along the light is affine, so which vertices outline the shadow depends on
+        # the body's turn, not its position: a walking agent reuses them frame after frame
+        key = (entity_id, state.orientation)
+        outline = self._hull_vertices.get(key) if whole else None
+        if outline is None:
+            try:
+                outline = ConvexHull(ground[:, :2]).vertices
+            except (QhullError, ValueError):
+                return []
+            if whole and len(self._hull_vertices) < 4096:
+                self._hull_vertices[key] = outline
+        corners = ground[outline]
         clip = np.c_[corners, np.ones(len(corners))] @ self.world_to_clip.T
         if (clip[:, 3] <= 1e-6).any():  # partly behind the camera: never in these scenes
             return []
         ndc = clip[:, :2] / clip[:, 3:4]
         pixels = np.c_[(ndc[:, 0] + 1) / 2 * self.width, (1 - ndc[:, 1]) / 2 * self.height]
-        return [pixels]
+        return [[(float(x), float(y)) for x, y in pixels]]

@@ -50,6 +50,7 @@ from pathlib import Path
 import numpy as np
 
 from socialbench.agent3d.bodies import build_scene, physics_client, set_states
+from socialbench.agent3d.framing import check_rendered
 from socialbench.agent3d.io import (
     CONFIG_FILE,
     EXPECTED,
@@ -206,6 +207,7 @@ def validate_trial(trial_dir: Path) -> list[str]:
         try:
             found = check_files_agree(trial, video, Path(trial_dir) / folder, raw_states[folder])
             found += check_static(video) + check_physics(trial, video) + check_outcome(video)
+            found += check_rendered(video, Path(trial_dir) / folder, trial.scenario)
         except UserError as exc:  # e.g. a shape the scene builder does not know
             found = [str(exc)]
         problems += [where + m for m in found]
