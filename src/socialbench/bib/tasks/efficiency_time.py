@@ -73,6 +73,18 @@ def _walk_in_frames(layout: Layout, route: list, frames: int) -> Walk:
     return best
 
 
+def walking(trial) -> tuple[float, int]:
+    """The agent's median step over the frames it moves (px, larger axis) and the frames it
+    stands still between leaving home and arriving: what the two time controls trade."""
+    path = np.asarray([f.agent.center for f in trial.iter_frames()], dtype=float)
+    steps = np.abs(np.diff(path, axis=0)).max(axis=1)
+    moving = np.flatnonzero(steps > 0)
+    if not len(moving):
+        return 0.0, 0
+    underway = steps[moving[0]:moving[-1] + 1]
+    return float(np.median(steps[moving])), int((underway == 0).sum())
+
+
 def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
     scene = efficiency_scene.sample(rng, shapes)
     fam = [follow(layout, route, 0).trial for layout, route in zip(scene.fam, scene.routes,
@@ -86,6 +98,7 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
         test_e = follow(test_layout, direct, 0, frames=len(test_u.trial))
     else:
         test_e = _walk_in_frames(test_layout, direct, len(test_u.trial))
+    step_e, still_e = walking(test_e.trial)
     return Built(
         expected=[*fam, test_e.trial],
         unexpected=[*fam, test_u.trial],
@@ -99,7 +112,8 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
             "audit": {"barrier_cells": float(len(scene.barrier)),
                       "fam_detour": float(np.mean(scene.detours)),
                       "path_e": test_e.length, "path_u": test_u.length,
-                      "frames_e": float(len(test_e.trial)), "frames_u": float(len(test_u.trial))},
+                      "frames_e": float(len(test_e.trial)), "frames_u": float(len(test_u.trial)),
+                      "step_e": step_e, "still_frames_e": float(still_e)},
         },
     )
 
