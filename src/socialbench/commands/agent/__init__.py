@@ -4,6 +4,7 @@ sub-command)."""
 import click
 
 from socialbench.commands.agent.audit import audit
+from socialbench.commands.agent.evaluate import evaluate
 from socialbench.commands.agent.generate import generate
 from socialbench.commands.agent.validate import validate
 
@@ -13,5 +14,5 @@ def agent() -> None:
     """AGENT (3D physical trials, PyBullet): generate, validate and audit datasets."""
 
 
-for _command in (generate, validate, audit):
+for _command in (generate, validate, audit, evaluate):
     agent.add_command(_command)

@@ -4,9 +4,10 @@ Hypotheses: the weight of vertical effort ``w_v`` (agent spec's six values) and 
 (by colour code) from a grid over (0, 100]. Under a hypothesis the agent goes to the goal of
 highest reward - cost (cost = COST_SCALE x effort in metres) or gives up when none pays; the
 likelihood of an observed path is exp(-beta D), D the DTW distance to that prediction.
-Calibration on training videos gives P_train(w_v) (Eq. 3, rewards marginalized per video, as
-each trial's agent has its own); each trial's familiarization videos multiply in their
-likelihoods (Eq. 4); the test video's surprise is the posterior expectation of its distance.
+Calibration on training videos gives P_train(w_v) (Eq. 3; rewards marginalized per video, as
+each trial's agent has its own; the videos' likelihoods multiply, or add as Eq. 3 prints).
+Each trial's familiarization videos multiply in their likelihoods (Eq. 4); the test video's
+surprise is the posterior expectation of its distance.
 Friction, in the spec's grid, does not change a planned path's shape, so it is not enumerated.
 """
 
@@ -20,8 +21,12 @@ import numpy as np
 from socialbench.observers.agent.bipack.evidence import W_V, VideoEvidence
 
 BETA = 0.2  # agent spec
-REWARDS = np.arange(1.0, 101.0)  # agent spec: r_g in (0, 100], in steps of 1
-COST_SCALE = 10.0  # reward units per metre of effort (our choice: puts costs inside the range)
+# agent spec: r_g in (0, 100]; fine steps where costs lie (0.05 up to 10), then steps of 1,
+# each point weighted by the width of its interval so that the prior stays uniform
+REWARDS = np.concatenate([np.arange(0.05, 10.0, 0.05), np.arange(10.0, 100.5, 1.0)])
+REWARD_PRIOR = np.diff(np.concatenate([[0.0], REWARDS]))
+REWARD_PRIOR = REWARD_PRIOR / REWARD_PRIOR.sum()
+COST_SCALE = 1.0  # reward units per metre of effort
 
 
 def reward_grid(goals: Sequence[int]) -> np.ndarray:
@@ -29,6 +34,14 @@ def reward_grid(goals: Sequence[int]) -> np.ndarray:
     if not goals:
         return np.zeros((1, 0))
     return np.array(list(itertools.product(REWARDS, repeat=len(goals))))
+
+
+def reward_log_prior(goals: Sequence[int]) -> np.ndarray:
+    """(M,): the log prior of each combination of :func:`reward_grid` (uniform rewards)."""
+    if not goals:
+        return np.zeros(1)
+    logs = np.log(REWARD_PRIOR)
+    return np.array([sum(c) for c in itertools.product(logs, repeat=len(goals))])
 
 
 def predicted_distance(ev: VideoEvidence, goals: Sequence[int], rewards: np.ndarray) -> np.ndarray:
@@ -45,16 +58,33 @@ def predicted_distance(ev: VideoEvidence, goals: Sequence[int], rewards: np.ndar
     return np.where(best > 0, went, ev.stay)
 
 
-def calibrate(videos: Sequence[VideoEvidence]) -> np.ndarray:
-    """log P_train(w_v) from training videos: the sum over videos of each one's likelihood,
-    its rewards averaged over the grid (Eq. 3 with uniform priors)."""
-    total = np.zeros(len(W_V))
-    for ev in videos:
-        rewards = reward_grid(ev.goals)
-        total += np.exp(-BETA * predicted_distance(ev, ev.goals, rewards)).mean(axis=1)
-    if not videos or total.sum() == 0:
+def calibrate(videos: Sequence[VideoEvidence], combine: str = "product") -> np.ndarray:
+    """log P_train(w_v) from training videos, each video's rewards averaged over the grid
+    (every trial's agent has its own rewards; the cost weight is shared).
+
+    ``combine="product"``: Bayes' rule over the shared parameter (the likelihoods multiply);
+    ``"sum"``: the paper's Eq. 3 as printed (a sum of per-video likelihoods).
+    """
+    if combine not in ("product", "sum"):
+        raise ValueError(f"combine must be 'product' or 'sum', got {combine!r}")
+    per_video = np.array([_log_mean_exp(-BETA * predicted_distance(ev, ev.goals,
+                                                                   reward_grid(ev.goals))
+                                        + reward_log_prior(ev.goals))
+                          for ev in videos]).reshape(len(videos), len(W_V))
+    if not videos:
         return np.full(len(W_V), -np.log(len(W_V)))
-    return np.log(total / total.sum())
+    if combine == "product":
+        total = per_video.sum(axis=0)
+    else:
+        top = per_video.max()
+        total = np.log(np.exp(per_video - top).sum(axis=0)) + top
+    return total - (np.log(np.exp(total - total.max()).sum()) + total.max())
+
+
+def _log_mean_exp(x: np.ndarray) -> np.ndarray:
+    """log of the sum of exp(x) over the last axis (x holds log prior terms), stably."""
+    top = x.max(axis=-1, keepdims=True)
+    return (np.log(np.exp(x - top).sum(axis=-1, keepdims=True)) + top)[..., 0]
 
 
 def trial_goals(videos: Sequence[VideoEvidence]) -> tuple[int, ...]:
@@ -66,7 +96,7 @@ def expected_distance(familiarization: Sequence[VideoEvidence], test: VideoEvide
     """The posterior expectation of the test video's distance (the surprise rating)."""
     goals = trial_goals([*familiarization, test])
     rewards = reward_grid(goals)
-    log_post = np.repeat(log_prior[:, None], rewards.shape[0], axis=1)
+    log_post = log_prior[:, None] + reward_log_prior(goals)[None, :]
     if use_familiarization:
         for ev in familiarization:
             log_post = log_post - BETA * predicted_distance(ev, goals, rewards)

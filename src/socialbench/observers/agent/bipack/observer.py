@@ -38,10 +38,11 @@ class BipackObserver(LearnedObserver[EpisodeView[VideoStates]]):
     benchmark = "agent"
 
     def __init__(self, log_prior: Sequence[float] | None = None,
-                 use_familiarization: bool = True) -> None:
+                 use_familiarization: bool = True, calibration: str = "product") -> None:
         self.log_prior = (np.full(len(W_V), -np.log(len(W_V))) if log_prior is None
                           else np.asarray(log_prior, float))
         self.use_familiarization = use_familiarization
+        self.calibration = calibration
         self._cache: OrderedDict[str, VideoEvidence] = OrderedDict()
 
     def evidence(self, video: VideoStates) -> VideoEvidence:
@@ -74,7 +75,7 @@ class BipackObserver(LearnedObserver[EpisodeView[VideoStates]]):
             for video in videos:
                 evidence.append(video_evidence(video))
                 bar.advance(job)
-        self.log_prior = calibrate(evidence)
+        self.log_prior = calibrate(evidence, self.calibration)
         return {f"p(w_v={w})": float(np.exp(lp)) for w, lp in zip(W_V, self.log_prior,
                                                                     strict=True)}
 

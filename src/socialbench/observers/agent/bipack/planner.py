@@ -16,13 +16,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import ndimage
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
 from socialbench.observers.agent.bipack.terrain import CHASM, STEP, WALL, Terrain
 
 JUMP_CLEARANCE = 0.05  # the agent's bottom clears what it jumps over by this much (metres)
-HOP = 0.05  # every jump lifts the agent at least this much, so needless jumps cost
+GRAVITY = 9.81  # agent spec
+JUMP_SPEED_H = 1.3  # agent spec: the jump's horizontal speed (the slowest here)
+MAX_SPEED_H = 3.0  # m/s, ours: the fastest horizontal launch (a physics prior)
+BODY_RADIUS = 0.1  # the agent's half width (agent spec: 0.2 m primitives)
 MAX_JUMP_HEIGHT = 0.65  # the highest wall the agent's impulse can clear (physics prior)
 MAX_CLIMB = 0.85  # the highest top it can jump onto (a platform)
 JUMP_DIRECTIONS = 16
@@ -43,6 +47,7 @@ class Graph:
     length: np.ndarray
     lift: np.ndarray
     jump: np.ndarray  # bool per edge
+    hump: np.ndarray  # a jump's parabola height over the straight take-off-landing line
 
     def edge_ids(self) -> csr_matrix:
         """Edge index + 1 by (source, destination) cell."""
@@ -72,14 +77,18 @@ def build_graph(terrain: Terrain) -> Graph:
         good = both & (np.abs(dh) <= STEP * step)
         n_good = int(good.sum())
         parts.append((index[a][good], index[b][good], np.full(n_good, step * terrain.cell),
-                      np.maximum(dh[good], 0.0), np.zeros(n_good, bool)))
+                      np.maximum(dh[good], 0.0), np.zeros(n_good, bool), np.zeros(n_good)))
     walk_offsets = set(_WALK)
+    # what the agent's body (0.1 m either side of its centre line) passes over
+    r = max(1, int(round(BODY_RADIUS / terrain.cell)))
+    disk = np.hypot(*np.mgrid[-r:r + 1, -r:r + 1]) <= r + 1e-9
+    under_body = ndimage.maximum_filter(h, footprint=disk, mode="nearest")
     for offset, samples in _jump_offsets(terrain.cell):
         if offset in walk_offsets:
             continue
-        parts.append(_jump_edges(terrain, index, offset, samples))
-    src, dst, length, lift, jump = (np.concatenate(p) for p in zip(*parts, strict=True))
-    return Graph(terrain, src, dst, length, lift, jump)
+        parts.append(_jump_edges(terrain, index, offset, samples, under_body))
+    src, dst, length, lift, jump, hump = (np.concatenate(p) for p in zip(*parts, strict=True))
+    return Graph(terrain, src, dst, length, lift, jump, hump)
 
 
 def _shifted_pairs(nx: int, ny: int, dx: int, dy: int) -> tuple[tuple[np.ndarray, np.ndarray],
@@ -108,25 +117,45 @@ def _jump_offsets(cell: float) -> list[tuple[tuple[int, int], np.ndarray]]:
 
 
 def _jump_edges(terrain: Terrain, index: np.ndarray, offset: tuple[int, int],
-                samples: np.ndarray) -> tuple[np.ndarray, ...]:
+                samples: np.ndarray, under_body: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Jumps along one cell offset: ballistic arcs clearing what lies under the agent's body.
+
+    A jump of length L at horizontal speed v is a parabola of height H = g (L / v)^2 / 8 over
+    the line from take-off to landing. The agent takes the least H that clears every surface
+    under its path by JUMP_CLEARANCE (the least vertical launch force), at no more than
+    MAX_SPEED_H; its horizontal effort is L x v / JUMP_SPEED_H (a faster launch pushes harder),
+    so a jump is no longer than it must be.
+    """
     h, ok, kind = terrain.height, terrain.walkable, terrain.kind
     nx, ny = h.shape
     a, b = _shifted_pairs(nx, ny, *offset)
     both = ok[a] & ok[b]
     a = (a[0][both], a[1][both])
     b = (b[0][both], b[1][both])
-    h0 = h[a]
-    under = np.stack([h[a[0] + sx, a[1] + sy] for sx, sy in samples], axis=1)
+    h0, h1 = h[a], h[b]
+    under = np.stack([under_body[a[0] + sx, a[1] + sy] for sx, sy in samples], axis=1)
     over_kind = np.stack([kind[a[0] + sx, a[1] + sy] for sx, sy in samples], axis=1)
-    peak = np.maximum(under.max(axis=1), h[b]) - h0
+    off = np.array(offset, float)
+    frac = np.clip(samples @ off / (off @ off), 0.02, 0.98)[None]
+    line = h0[:, None] + frac * (h1 - h0)[:, None]
+    peak = np.maximum(under.max(axis=1), h1) - h0
     crosses = ((peak > STEP) | (under.min(axis=1) < h0 - STEP)
                | (over_kind == WALL).any(axis=1) | (over_kind == CHASM).any(axis=1))
     over_wall = np.where(over_kind == WALL, under, -np.inf).max(axis=1) - h0
-    good = crosses & (over_wall <= MAX_JUMP_HEIGHT) & (h[b] - h0 <= MAX_CLIMB)
-    n = int(good.sum())
     length = np.hypot(*offset) * terrain.cell
-    lift = np.maximum(peak[good], 0.0) + JUMP_CLEARANCE + HOP
-    return (index[a][good], index[b][good], np.full(n, length), lift, np.ones(n, bool))
+    need = ((under + JUMP_CLEARANCE - line) / (4 * frac * (1 - frac))).max(axis=1)
+    hump = np.clip(need, GRAVITY * (length / MAX_SPEED_H) ** 2 / 8,
+                   GRAVITY * (length / JUMP_SPEED_H) ** 2 / 8)
+    good = (crosses & (over_wall <= MAX_JUMP_HEIGHT) & (h1 - h0 <= MAX_CLIMB)
+            & (need <= GRAVITY * (length / JUMP_SPEED_H) ** 2 / 8))
+    hump, rise = hump[good], (h1 - h0)[good]
+    speed = length * np.sqrt(GRAVITY / (8 * hump))
+    # the apex above the take-off: the highest point of rise * s + 4 hump s (1 - s)
+    s_top = np.clip(0.5 + rise / (8 * np.maximum(hump, 1e-9)), 0.0, 1.0)
+    lift = np.maximum(rise * s_top + 4 * hump * s_top * (1 - s_top), 0.0)
+    n = int(good.sum())
+    return (index[a][good], index[b][good], length * speed / JUMP_SPEED_H, lift,
+            np.ones(n, bool), hump)
 
 
 @dataclass(frozen=True)
@@ -136,16 +165,16 @@ class Plan:
     cells: np.ndarray
     jumps: np.ndarray  # (len(cells) - 1,) bool: the step into cell k+1 is a jump
     lifts: np.ndarray  # (len(cells) - 1,)
+    humps: np.ndarray  # (len(cells) - 1,): a jump's parabola height (0 when walking)
     horizontal: float
     vertical: float
 
 
 def plan_paths(graph: Graph, start_xy: np.ndarray, goals_xyz: dict[int, np.ndarray],
-               w_v: float, tolerance: float = 0.03) -> dict[int, list[Plan]]:
+               w_v: float, tolerance: float = 0.2) -> dict[int, list[Plan]]:
     """The least-cost plans from ``start_xy`` to each goal (empty where none reaches it): the
-    cheapest, and when another way (e.g. round the other end of a wall) costs at most
-    ``tolerance`` more, the cheapest path through the cell of such a way farthest from the
-    first path too (RRT*'s samples would show both)."""
+    cheapest and, when another way past a wall with as many jumps (round its other end) costs
+    at most ``tolerance`` more, the cheapest such way too: RRT*'s samples would show both."""
     terrain = graph.terrain
     start = _nearest_walkable(terrain, start_xy)
     weights = graph.weights(w_v)
@@ -161,24 +190,42 @@ def plan_paths(graph: Graph, start_xy: np.ndarray, goals_xyz: dict[int, np.ndarr
         back, back_pred = dijkstra(weights.T, indices=target, return_predecessors=True)
         through = dist + back
         near = np.flatnonzero(through <= dist[target] * (1 + tolerance) + 1e-6)
-        if near.size == 0:
-            continue
         points = terrain.point(np.stack(np.unravel_index(near, terrain.height.shape), 1))
         on_best = terrain.point(np.stack(np.unravel_index(best.cells, terrain.height.shape), 1))
         gap = np.min(np.linalg.norm(points[:, None] - on_best[None], axis=2), axis=1)
-        if gap.max() < 0.5:  # no other way: only the first path's neighbours
-            continue
-        via = int(near[int(np.argmax(gap))])
-        first = _backtrack(graph, pred, start, via)
-        second = _backtrack(graph, back_pred, target, via, reverse=True)
-        plans[goal].append(_join(first, second))
+        for via in near[np.argsort(-gap)][:8]:  # the farthest candidates first
+            first = _backtrack(graph, pred, start, int(via))
+            other = _join(first, _backtrack(graph, back_pred, target, int(via), reverse=True))
+            if (other.jumps.sum() == best.jumps.sum()
+                    and _encloses_wall(terrain, best.cells, other.cells)):
+                plans[goal].append(other)
+                break
     return plans
+
+
+def _encloses_wall(terrain: Terrain, a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether the loop made of path ``a`` and path ``b`` reversed goes round a wall's cell:
+    then ``b`` is another way past it, not a bend of the same way."""
+    walls = np.argwhere(terrain.kind == WALL)
+    if walls.size == 0:
+        return False
+    loop = terrain.point(np.stack(np.unravel_index(np.concatenate([a, b[::-1]]),
+                                                   terrain.height.shape), 1))
+    pts = terrain.point(walls)
+    x0, y0 = loop[:, 0], loop[:, 1]
+    x1, y1 = np.roll(x0, -1), np.roll(y0, -1)
+    # even-odd rule: count the loop's edges a ray towards +x from each cell crosses
+    straddle = (y0[None] > pts[:, 1:2]) != (y1[None] > pts[:, 1:2])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cross_x = x0[None] + (pts[:, 1:2] - y0[None]) * (x1 - x0)[None] / (y1 - y0)[None]
+    inside = (straddle & (pts[:, 0:1] < cross_x)).sum(axis=1) % 2 == 1
+    return bool(inside.any())
 
 
 def _join(a: Plan, b: Plan) -> Plan:
     return Plan(np.concatenate([a.cells, b.cells[1:]]), np.concatenate([a.jumps, b.jumps]),
-                np.concatenate([a.lifts, b.lifts]), a.horizontal + b.horizontal,
-                a.vertical + b.vertical)
+                np.concatenate([a.lifts, b.lifts]), np.concatenate([a.humps, b.humps]),
+                a.horizontal + b.horizontal, a.vertical + b.vertical)
 
 
 def _nearest_walkable(terrain: Terrain, xy: np.ndarray) -> int:
@@ -216,5 +263,5 @@ def _backtrack(graph: Graph, pred: np.ndarray, start: int, target: int,
     # each step's edge (one edge joins a pair of cells: jump offsets skip walking ones)
     edges = graph.edge_ids()[cells[:-1], cells[1:]].A1.astype(int) - 1
     lifts = graph.lift[edges]
-    return Plan(cells, graph.jump[edges], lifts, float(graph.length[edges].sum()),
-                float(lifts.sum()))
+    return Plan(cells, graph.jump[edges], lifts, graph.hump[edges],
+                float(graph.length[edges].sum()), float(lifts.sum()))

@@ -21,7 +21,7 @@ CELL = 0.1  # metres per grid cell
 MARGIN = 0.9  # metres of floor kept around the scene's agent, goals and obstacles
 PLATFORM_MIN_SIDE = 0.55  # an obstacle box this wide both ways has a top to stand on
 STEP = 0.09  # the most the surface may rise between neighbouring cells while walking (ramps)
-CLEARANCE = 0.15  # the agent's radius (0.1) and a margin kept from edges and walls
+CLEARANCE = 0.1  # the agent's radius: kept from edges and walls
 
 # surface kinds
 FLOOR, RAISED, PLATFORM, WALL, RAMP, CHASM = range(6)

@@ -10,7 +10,8 @@ from socialbench.observers.agent.bipack.planner import Plan
 from socialbench.observers.agent.bipack.terrain import STEP, Terrain
 
 WALK_SPEED = 1.3  # m/s (agent spec: walking and a jump's horizontal speed)
-FIT_WINDOW = 20  # seen frames on each side of a gap that the curve is fitted to
+FIT_WINDOW = 5  # seen frames on each side of a gap that the curve is fitted to (a jump
+# half seen keeps its rise and fall)
 
 
 def fill_occluded(track: np.ndarray, visible: np.ndarray, window: int = FIT_WINDOW) -> np.ndarray:
@@ -61,10 +62,9 @@ def predicted_path(terrain: Terrain, plan: Plan | None, start: np.ndarray, half_
     k = 0
     while k < len(plan.jumps):
         if plan.jumps[k]:
-            top = ground[k] + plan.lifts[k] + half_height
             pieces.append(_arc(np.array([*xy[k], ground[k] + half_height]),
-                               np.array([*xy[k + 1], ground[k + 1] + half_height]), top,
-                               spacing))
+                               np.array([*xy[k + 1], ground[k + 1] + half_height]),
+                               float(plan.humps[k]), spacing))
             k += 1
             continue
         end = k
@@ -102,19 +102,14 @@ def _straight_ok(terrain: Terrain, a: np.ndarray, b: np.ndarray, ha: float, hb: 
     return bool(np.all(np.abs(terrain.height[ij[:, 0], ij[:, 1]] - line) <= STEP))
 
 
-def _arc(a: np.ndarray, b: np.ndarray, top: float, spacing: float) -> np.ndarray:
-    """A jump: a parabola in height from ``a`` to ``b`` peaking at ``top`` (samples after a)."""
+def _arc(a: np.ndarray, b: np.ndarray, hump: float, spacing: float) -> np.ndarray:
+    """A jump: the parabola ``hump`` above the straight line from ``a`` to ``b`` (a ballistic
+    flight at constant horizontal speed), sampled after ``a``."""
     n = max(2, int(np.ceil(np.hypot(*(b[:2] - a[:2])) / spacing)))
-    s = np.linspace(0, 1, n + 1)[1:]
-    xy = a[:2] + s[:, None] * (b[:2] - a[:2])
-    top = max(top, a[2], b[2])
-    # z(s) through (0, a), (1, b) with its highest value ``top``
-    za, zb = a[2], b[2]
-    ra, rb = np.sqrt(top - za), np.sqrt(top - zb)
-    peak = ra / (ra + rb) if ra + rb > 0 else 0.5
-    z = np.where(s <= peak, top - (top - za) * ((peak - s) / max(peak, 1e-9)) ** 2,
-                 top - (top - zb) * ((s - peak) / max(1 - peak, 1e-9)) ** 2)
-    return np.column_stack([xy, z])
+    s = np.linspace(0, 1, n + 1)[1:, None]
+    points = a + s * (b - a)
+    points[:, 2] += 4 * hump * s[:, 0] * (1 - s[:, 0])
+    return points
 
 
 def _resample(points: np.ndarray, spacing: float) -> np.ndarray:

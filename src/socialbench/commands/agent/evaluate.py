@@ -1,0 +1,79 @@
+"""`socialbench agent evaluate`: rate a dataset's test pairs with BIPaCK or ToMnet-G under one
+of the AGENT paper's protocols (all, G1-G4), beside the paper's rows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+PROTOCOL_CHOICES = ("all", "G1", "G2", "G3", "G4")
+
+
+@click.command(name="evaluate")
+@click.option("--data", "data", required=True, type=click.Path(path_type=Path),
+              help="Dataset root (train_set and test_set folders, as `agent generate` writes).")
+@click.option("--observer", "observer", required=True,
+              type=click.Choice(["bipack", "tomnet-g"]), help="The model to rate with.")
+@click.option("--protocol", type=click.Choice(PROTOCOL_CHOICES, case_sensitive=False),
+              default="all", show_default=True,
+              help="all: train on every type; G1 leave one type out; G2 leave one scenario "
+                   "out; G3 single type; G4 single scenario.")
+@click.option("--max-train-per-type", type=click.IntRange(min=0), default=None,
+              help="Use at most this many training trials per type (default: all).")
+@click.option("--epochs", type=click.IntRange(min=1), default=20, show_default=True,
+              help="ToMnet-G: training epochs per fold.")
+@click.option("--device", default="cpu", show_default=True, help="ToMnet-G: torch device.")
+@click.option("--checkpoints", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="ToMnet-G: keep one checkpoint per fold here (re-run resumes).")
+@click.option("--no-familiarization", is_flag=True,
+              help="BIPaCK: skip the per-trial update on the familiarization videos (the "
+                   "paper's ablation).")
+@click.option("--calibration", type=click.Choice(["product", "sum"]), default="product",
+              show_default=True,
+              help="BIPaCK: training videos' likelihoods multiply (Bayes) or add (Eq. 3 as "
+                   "printed).")
+@click.option("--heatmap", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="G3/G4: also draw the train x test matrix into this PNG.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
+def evaluate(data: Path, observer: str, protocol: str, max_train_per_type: int | None,
+             epochs: int, device: str, checkpoints: Path | None, no_familiarization: bool,
+             calibration: str, heatmap: Path | None, seed: int, as_json: bool) -> None:
+    """Score OBSERVER on the test pairs under DATA with the paper's pairwise accuracy (ties
+    half), per type, per scenario (weighted by test pairs) and overall."""
+    from rich.console import Console
+
+    from socialbench.core.errors import UserError
+    from socialbench.observers.agent.evaluation import (
+        BipackRater,
+        ToMnetRater,
+        find_pairs,
+        run_protocol,
+    )
+    from socialbench.observers.agent.report import draw_heatmap, result_table
+
+    protocol = "all" if protocol.lower() == "all" else protocol.upper()
+    if heatmap is not None and protocol not in ("G3", "G4"):
+        raise UserError("--heatmap draws the G3/G4 matrix: use it with --protocol G3 or G4")
+    pairs = find_pairs(data)
+    if observer == "bipack":
+        rater = BipackRater(data, pairs, max_train_per_type, progress=True,
+                            use_familiarization=not no_familiarization, calibration=calibration)
+    else:
+        if device.startswith("cuda"):
+            import torch
+
+            if not torch.cuda.is_available():
+                raise UserError(f"--device {device}: no CUDA device is available here")
+        rater = ToMnetRater(data, pairs, max_train_per_type, progress=True, epochs=epochs,
+                            device=device, seed=seed, checkpoints=checkpoints)
+    result = run_protocol(rater, protocol, sorted({p[0] for p in pairs}))
+    if heatmap is not None:
+        draw_heatmap(result, heatmap)
+    if as_json:
+        click.echo(json.dumps(result.as_json()))
+        return
+    Console().print(result_table(result, title=f"{observer} on {data}, protocol {protocol}: "
+                                                f"pairwise accuracy (ties half)"))

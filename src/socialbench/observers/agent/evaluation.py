@@ -1,0 +1,208 @@
+"""Run an AGENT observer under one of the paper's protocols: train or calibrate per fold, rate
+the fold's test pairs, and score per type, per scenario (weighted by test pairs) and overall.
+
+BIPaCK's per-video evidence does not depend on the fold, so it is computed once per video and
+each fold only re-weighs it; ToMnet-G is trained afresh per fold on graphs built once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from socialbench.agent3d.episodes import load_episode
+from socialbench.agent3d.schema import TRIAL_TYPES
+from socialbench.core.errors import UserError
+from socialbench.core.metrics import relative_accuracy
+from socialbench.core.progress import progress_bar
+from socialbench.observers.agent.protocols import (
+    SCENARIO_NAMES,
+    Fold,
+    folds,
+    scenario_of,
+    test_pairs,
+    training_episodes,
+)
+
+Ratings = dict[str, list[tuple[float, float]]]  # type -> (expected, surprising) per pair
+
+
+@dataclass
+class ProtocolResult:
+    observer: str
+    protocol: str
+    types: dict[str, float]
+    scenarios: dict[str, float]
+    overall: float
+    pairs: dict[str, int]
+    matrix: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"observer": self.observer, "protocol": self.protocol,
+                               "types": self.types, "scenarios": self.scenarios,
+                               "overall": self.overall, "pairs": self.pairs}
+        if self.matrix:
+            out["matrix"] = self.matrix
+        return out
+
+
+def weighted(accuracy: dict[str, float], pairs: dict[str, int],
+             keep: Callable[[str], bool] = lambda t: True) -> float:
+    chosen = [t for t in accuracy if keep(t) and not np.isnan(accuracy[t])]
+    total = sum(pairs[t] for t in chosen)
+    return float(sum(accuracy[t] * pairs[t] for t in chosen) / total) if total else float("nan")
+
+
+def _accuracy(ratings: list[tuple[float, float]]) -> float:
+    e = [r[0] for r in ratings]
+    u = [r[1] for r in ratings]
+    return relative_accuracy(e, u, ties="half")
+
+
+class FoldRater:
+    """Rates a fold's test pairs after training on its training types."""
+
+    name = ""
+
+    def rate(self, fold: Fold) -> Ratings:
+        raise NotImplementedError
+
+
+class BipackRater(FoldRater):
+    name = "bipack"
+
+    def __init__(self, data: Path, pairs: list[tuple[str, Path, Path]], max_train: int | None,
+                 progress: bool, use_familiarization: bool = True,
+                 calibration: str = "product") -> None:
+        from socialbench.observers.agent.bipack.evidence import video_evidence
+
+        self.calibration = calibration
+        self.use_familiarization = use_familiarization
+        train = training_episodes(data, TRIAL_TYPES, max_train)
+        self.train: dict[str, list] = {}
+        self.test: dict[str, list] = {}
+        with progress_bar(show=progress, transient=True) as bar:
+            job = bar.add_task("bipack: planning every video",
+                               total=len(train) + len(pairs))
+            for episode in train:
+                self.train.setdefault(episode.task or "", []).extend(
+                    video_evidence(v) for v in episode.trials)
+                bar.advance(job)
+            for trial_type, expected, surprising in pairs:
+                e, s = load_episode(expected), load_episode(surprising)
+                fam = [video_evidence(v) for v in e.trials[:-1]]
+                self.test.setdefault(trial_type, []).append(
+                    (fam, video_evidence(e.trials[-1]), video_evidence(s.trials[-1])))
+                bar.advance(job)
+
+    def rate(self, fold: Fold) -> Ratings:
+        from socialbench.observers.agent.bipack.inference import calibrate, expected_distance
+
+        prior = calibrate([ev for t in fold.train for ev in self.train.get(t, [])],
+                          self.calibration)
+        return {t: [(expected_distance(fam, e, prior, self.use_familiarization),
+                     expected_distance(fam, s, prior, self.use_familiarization))
+                    for fam, e, s in self.test.get(t, [])] for t in fold.test}
+
+
+class ToMnetRater(FoldRater):
+    name = "tomnet-g"
+
+    def __init__(self, data: Path, pairs: list[tuple[str, Path, Path]], max_train: int | None,
+                 progress: bool, epochs: int, device: str, seed: int,
+                 checkpoints: Path | None) -> None:
+        from socialbench.observers.agent.tomnet_g.observer import sample_of
+
+        self.epochs, self.device, self.seed = epochs, device, seed
+        self.checkpoints, self.progress = checkpoints, progress
+        train = training_episodes(data, TRIAL_TYPES, max_train)
+        self.train: dict[str, list] = {}
+        self.test: dict[str, list] = {}
+        with progress_bar(show=progress, transient=True) as bar:
+            job = bar.add_task("tomnet-g: building graphs", total=len(train) + len(pairs))
+            for episode in train:
+                self.train.setdefault(episode.task or "", []).append(sample_of(episode.trials))
+                bar.advance(job)
+            for trial_type, expected, surprising in pairs:
+                e, s = load_episode(expected), load_episode(surprising)
+                self.test.setdefault(trial_type, []).append((sample_of(e.trials),
+                                                             sample_of(s.trials)))
+                bar.advance(job)
+
+    def rate(self, fold: Fold) -> Ratings:
+        import torch
+
+        from socialbench.observers.agent.tomnet_g.model import ToMnetG
+        from socialbench.observers.agent.tomnet_g.training import rollout, train
+
+        samples = [s for t in fold.train for s in self.train.get(t, [])]
+        if not samples:
+            raise UserError(f"no training trials of types {', '.join(fold.train)} under the "
+                            f"data's train_set folders: ToMnet-G needs some")
+        torch.manual_seed(self.seed)
+        model = ToMnetG()
+        state = None
+        if self.checkpoints is not None:
+            self.checkpoints.mkdir(parents=True, exist_ok=True)
+            state = self.checkpoints / f"tomnet-g_{fold.name}.pt"
+        train(model, samples, epochs=self.epochs, device=self.device, seed=self.seed,
+              state_path=state, progress=self.progress)
+
+        def surprise(sample: Any) -> float:
+            path = rollout(model, sample, self.device)
+            return float(np.linalg.norm(path - sample.test.agent, axis=1).mean())
+
+        return {t: [(surprise(e), surprise(s)) for e, s in self.test.get(t, [])]
+                for t in fold.test}
+
+
+def run_protocol(rater: FoldRater, protocol: str, types: Sequence[str]) -> ProtocolResult:
+    """Score ``rater`` under ``protocol`` over the trial types present in the test split."""
+    present = tuple(t for t in TRIAL_TYPES if t in types)
+    plan = folds(protocol, present)
+    if not plan:
+        raise UserError(f"protocol {protocol} needs more than one trial type or scenario "
+                        f"in the data; found {', '.join(present)}")
+    results = {fold.name: rater.rate(fold) for fold in plan}
+    pairs: dict[str, int] = {}
+    for by_type in results.values():
+        for t, rows in by_type.items():
+            pairs[t] = len(rows)
+    matrix: dict[str, dict[str, float]] = {}
+    if protocol in ("all", "G1", "G2"):
+        accuracy = {t: _accuracy(rows) for by_type in results.values()
+                    for t, rows in by_type.items()}
+    else:  # G3 / G4: a matrix; a type's figure is its mean over folds not trained on it
+        for fold in plan:
+            row = {t: _accuracy(rows) for t, rows in results[fold.name].items()}
+            if protocol == "G4":
+                row = {SCENARIO_NAMES[s]: weighted(row, pairs, lambda t, s=s: scenario_of(t) == s)
+                       for s in sorted({scenario_of(t) for t in row})}
+            matrix[SCENARIO_NAMES.get(fold.name, fold.name) if protocol == "G4"
+                   else fold.name] = row
+        accuracy = {}
+        for t in present:
+            key = t if protocol == "G3" else scenario_of(t)
+            off = [results[f.name][t] for f in plan if t in results[f.name]
+                   and key != f.name]
+            accuracy[t] = float(np.mean([_accuracy(r) for r in off])) if off else float("nan")
+    accuracy = {t: accuracy[t] for t in present if t in accuracy}
+    scenarios = {SCENARIO_NAMES[s]: weighted(accuracy, pairs, lambda t, s=s: scenario_of(t) == s)
+                 for s in sorted({scenario_of(t) for t in accuracy})}
+    return ProtocolResult(observer=rater.name, protocol=protocol, types=accuracy,
+                          scenarios=scenarios, overall=weighted(accuracy, pairs), pairs=pairs,
+                          matrix=matrix)
+
+
+def find_pairs(data: Path) -> list[tuple[str, Path, Path]]:
+    if not data.is_dir():
+        raise UserError(f"{data}: no such dataset folder")
+    pairs = test_pairs(data)
+    if not pairs:
+        raise UserError(f"{data}: no AGENT test trials (test_set/Trial_N with expected/ and "
+                        f"surprising/); generate some with `socialbench agent generate`")
+    return pairs

@@ -1,0 +1,65 @@
+"""ToMnet-G's inputs: one scene graph per rated frame of a video, as dense arrays.
+
+Nodes are the entities the video shows (agent first, then goals, obstacles and raised floor
+pieces; the occluder is left out, as the paper reconstructs occluded videos): entity class,
+box centre and size, orientation (yaw as sine and cosine), colour code and whether the entity is
+seen yet (an entity hidden so far is all zeros). The agent's occluded positions are filled by
+the same second-order curve fit as BIPaCK's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from socialbench.agent3d.schema import VideoStates
+from socialbench.observers.agent.bipack.trajectory import fill_occluded
+from socialbench.observers.agent.tracks import video_tracks
+
+NODE_CLASSES = ("agent", "goal", "obstacle", "floor")
+N_COLOURS = 9  # goal colour codes 1-8, and none
+FEATURES = len(NODE_CLASSES) + 3 + 3 + 2 + N_COLOURS + 1
+STRIDE = 5  # rate every 5th frame (7 per second at 35 fps)
+
+
+@dataclass(frozen=True)
+class VideoGraphs:
+    """``nodes`` (T, N, FEATURES) with the agent at node 0; ``agent`` (T, 3) its centre."""
+
+    nodes: np.ndarray
+    agent: np.ndarray
+
+
+def video_graphs(video: VideoStates, stride: int = STRIDE) -> VideoGraphs:
+    tracks = video_tracks(video)
+    keep = np.unique(np.append(np.arange(0, tracks.frames, stride), tracks.frames - 1))
+    track, visible = tracks.agent_track()
+    agent = fill_occluded(track, visible)[keep]
+    order = [tracks.agent] + [i for i, c in enumerate(tracks.classes)
+                              if c in NODE_CLASSES[1:] and i != tracks.agent
+                              and not (c == "floor" and tracks.sizes[i][0] > 8)]
+    nodes = np.zeros((len(keep), len(order), FEATURES), np.float32)
+    for n, i in enumerate(order):
+        seen = np.maximum.accumulate(tracks.visible[:, i])[keep]
+        centre = tracks.centres[keep, i]
+        if n == 0:
+            centre, seen = agent, np.ones(len(keep), bool)
+        row = np.zeros((len(keep), FEATURES), np.float32)
+        row[:, NODE_CLASSES.index(tracks.classes[i])] = 1
+        at = len(NODE_CLASSES)
+        row[:, at:at + 3] = np.nan_to_num(centre)
+        row[:, at + 3:at + 6] = np.nan_to_num(2 * tracks.half[keep, i])
+        row[:, at + 6] = np.sin(tracks.yaw[keep, i])
+        row[:, at + 7] = np.cos(tracks.yaw[keep, i])
+        label = int(tracks.labels[i])
+        row[:, at + 8 + (label if 1 <= label <= 8 else 0)] = 1
+        row[:, -1] = 1
+        row[~seen] = 0
+        nodes[:, n] = row
+    return VideoGraphs(nodes=nodes, agent=agent.astype(np.float32))
+
+
+def position_slice() -> slice:
+    """Where a node's centre sits in its features (the rollout moves the agent's)."""
+    return slice(len(NODE_CLASSES), len(NODE_CLASSES) + 3)

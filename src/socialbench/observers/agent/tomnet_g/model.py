@@ -1,0 +1,87 @@
+"""ToMnet-G (AGENT paper, Section 4.2, Figure 5) in PyTorch Geometric.
+
+Per frame, a graph whose nodes are the entities: node encoders (32-d), an edge encoder (64-d)
+on every (entity, agent) pair, the agent node sum-pooling its edges into a 64-d embedding.
+Familiarization videos: one 64-unit LSTM over each video's embeddings; the character
+embedding is the sum over videos. Test video: the frame embedding with the character
+embedding, two 64-d layers, a 64-unit LSTM and a linear head predicting the agent's next
+displacement.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+from torch_geometric.nn import MessagePassing
+
+from socialbench.observers.agent.tomnet_g.graphs import FEATURES
+
+NODE_DIM, EDGE_DIM, HIDDEN = 32, 64, 64
+
+
+class AgentEdgePool(MessagePassing):
+    """Encodes nodes, then each (entity -> agent) edge, summed at the agent node."""
+
+    def __init__(self) -> None:
+        super().__init__(aggr="add")
+        self.node = nn.Sequential(nn.Linear(FEATURES, NODE_DIM), nn.ReLU())
+        self.edge = nn.Sequential(nn.Linear(2 * NODE_DIM, EDGE_DIM), nn.ReLU(),
+                                  nn.Linear(EDGE_DIM, EDGE_DIM), nn.ReLU())
+
+    def forward(self, x: torch.Tensor, edge_index: torch.Tensor) -> torch.Tensor:
+        return self.propagate(edge_index, h=self.node(x))
+
+    def message(self, h_i: torch.Tensor, h_j: torch.Tensor) -> torch.Tensor:
+        return self.edge(torch.cat([h_i, h_j], dim=-1))
+
+
+def frame_graph_edges(nodes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Flatten (..., N, F) node tensors into PyG form: every present node (and the agent
+    itself) has an edge to its frame's agent node (index 0). Returns (x, edge_index)."""
+    n, f = nodes.shape[-2:]
+    x = nodes.reshape(-1, f)
+    present = x.abs().sum(dim=1) > 0
+    src = torch.arange(x.shape[0], device=x.device)
+    dst = (src // n) * n
+    keep = present | (src % n == 0)
+    edge_index = torch.stack([src[keep], dst[keep]])
+    return x, edge_index
+
+
+class ToMnetG(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.gnn = AgentEdgePool()
+        self.embed = nn.Sequential(nn.Linear(EDGE_DIM, HIDDEN), nn.ReLU())
+        self.character = nn.LSTM(HIDDEN, HIDDEN, batch_first=True)
+        self.mental = nn.Sequential(nn.Linear(2 * HIDDEN, HIDDEN), nn.ReLU(),
+                                    nn.Linear(HIDDEN, HIDDEN), nn.ReLU())
+        self.predict = nn.LSTM(HIDDEN, HIDDEN, batch_first=True)
+        self.head = nn.Linear(HIDDEN, 3)
+
+    def frame_embeddings(self, nodes: torch.Tensor) -> torch.Tensor:
+        """(B, T, N, F) -> (B, T, HIDDEN): the agent node's pooled embedding per frame."""
+        b, t, n, _ = nodes.shape
+        x, edge_index = frame_graph_edges(nodes)
+        pooled = self.gnn(x, edge_index).reshape(b, t, n, EDGE_DIM)[:, :, 0]
+        return self.embed(pooled)
+
+    def character_embedding(self, fam_nodes: torch.Tensor, fam_lengths: torch.Tensor,
+                            fam_owner: torch.Tensor, batch: int) -> torch.Tensor:
+        """Familiarization videos (V, T, N, F), their lengths (V,) and episode (V,) ->
+        (batch, HIDDEN): the sum over each episode's videos of the LSTM's last state."""
+        emb = self.frame_embeddings(fam_nodes)
+        packed = nn.utils.rnn.pack_padded_sequence(emb, fam_lengths.cpu(), batch_first=True,
+                                                   enforce_sorted=False)
+        _, (h, _) = self.character(packed)
+        out = torch.zeros(batch, HIDDEN, device=emb.device, dtype=emb.dtype)
+        return out.index_add(0, fam_owner, h[-1])
+
+    def forward(self, test_nodes: torch.Tensor, char: torch.Tensor,
+                state: tuple[torch.Tensor, torch.Tensor] | None = None
+                ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
+        """(B, T, N, F) test frames + (B, HIDDEN) character -> (B, T, 3) displacements."""
+        emb = self.frame_embeddings(test_nodes)
+        both = torch.cat([emb, char[:, None].expand(-1, emb.shape[1], -1)], dim=-1)
+        out, state = self.predict(self.mental(both), state)
+        return self.head(out), state

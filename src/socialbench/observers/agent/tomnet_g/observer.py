@@ -1,0 +1,66 @@
+"""The registered ``tomnet-g`` observer: surprise = how far the observed agent is from the
+path the network predicts, per rated frame (the evaluation takes the mean)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from socialbench.agent3d.schema import VideoStates
+from socialbench.core.errors import DataFileError
+from socialbench.observers.agent.tomnet_g.graphs import video_graphs
+from socialbench.observers.agent.tomnet_g.model import ToMnetG
+from socialbench.observers.agent.tomnet_g.training import Sample, rollout, train
+from socialbench.voe.observer import EpisodeView, LearnedObserver
+from socialbench.voe.registry import register_observer
+
+EPOCHS = 20  # our default (the paper gives none); `--epochs` changes it
+
+
+def sample_of(trials: Sequence[VideoStates]) -> Sample:
+    return Sample(tuple(video_graphs(v) for v in trials[:-1]), video_graphs(trials[-1]))
+
+
+@register_observer("agent", "tomnet-g")
+class ToMnetGObserver(LearnedObserver[EpisodeView[VideoStates]]):
+    """ToMnet-G (AGENT paper, Section 4.2) on the videos' states."""
+
+    name = "tomnet-g"
+    benchmark = "agent"
+
+    def __init__(self, device: str = "cpu", seed: int = 0) -> None:
+        self.device = device
+        self.seed = seed
+        torch.manual_seed(seed)
+        self.model = ToMnetG().to(device)
+
+    def surprise_per_step(self, episode: EpisodeView[VideoStates]) -> np.ndarray:
+        sample = sample_of(episode.trials)
+        predicted = rollout(self.model, sample, self.device)
+        return np.linalg.norm(predicted - sample.test.agent, axis=1)
+
+    def fit(self, train_episodes: Sequence[Any], validation: Sequence[Any] = (),
+            **options: Any) -> dict[str, float]:
+        samples = [sample_of(e.trials) for e in train_episodes]
+        state = options.get("state_path")
+        return train(self.model, samples, epochs=int(options.get("epochs", EPOCHS)),
+                     device=self.device, seed=self.seed,
+                     state_path=Path(state) if state else None,
+                     progress=bool(options.get("progress", False)))
+
+    def save(self, path: Path) -> None:
+        torch.save({"model": self.model.state_dict()}, path)
+
+    @classmethod
+    def load(cls, path: Path, device: str = "cpu") -> ToMnetGObserver:
+        observer = cls(device=device)
+        try:
+            state = torch.load(path, map_location=device, weights_only=True)
+            observer.model.load_state_dict(state["model"])
+        except (OSError, RuntimeError, KeyError, TypeError, ValueError) as exc:
+            raise DataFileError(Path(path), f"not a tomnet-g checkpoint ({exc})") from None
+        return observer
