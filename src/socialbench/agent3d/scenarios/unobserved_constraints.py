@@ -123,12 +123,24 @@ def _trial(ctx: Context, familiar: Layout, plan: Plan, revealed: Layout | None) 
     fam = simulate(ctx, familiar, plan, "familiarization", sweep)
     check_pictures(fam)
     expected = simulate(ctx, falling, plan, "expected", sweep, occluder_falls=True)
+    check_fall(expected)
     surprising = None
     if ctx.surprising and revealed is not None:
         revealed = revealed.with_changes(occluder=falling.occluder)
         surprising = simulate(ctx, revealed, replay(plan), "surprising", sweep,
                               occluder_falls=True)
+        check_fall(surprising)
     return TrialVideos([fam], expected, surprising)
+
+
+def check_fall(video: Video) -> None:
+    """Resample (RecipeError) a test video whose falling occluder hides the goal: until it
+    falls the test videos show what familiarization shows (``check_pictures``)."""
+    start = video.config.annotations["occluder_falls_at_frame"]
+    fall = Video(video.config, video.frames[start:])
+    least = occlusion(fall, video_visibility(fall)).goal_least
+    if least < MIN_GOAL_SHOWN:
+        raise RecipeError(f"the falling occluder hides the goal ({least:.0%} shows)")
 
 
 @recipe("3.1")
