@@ -1,13 +1,16 @@
 """The fixed camera of an AGENT scene: ours (framing the lane) or the released generator's.
 
 ``ours`` (the default) stands in front of the lane and looks down at ``CAMERA_PITCH_DEG``,
-as far back as needed for the lane's x span (the agent's and goals' slots, with
-``CAMERA_MARGIN``) to fill the width of a square frame at 53 degrees. It depends only on the
-scene's kind (one or two goals), its lane (row) and floor height, which every video of a
-trial shares, so expected and surprising videos are filmed identically and the camera says
-nothing about the obstacles. ``released`` is the released generator's fixed camera (agent
-spec), raised with a raised floor; it films two-goal scenes nearly frontally from low and cuts
-one-goal goals at the image's edge, so it is kept as an option, not the default.
+as near as lets a square frame at 53 degrees hold the lane's x span (the agent's and goals'
+slots) and every goal object, raised or not, with ``CAMERA_MARGIN`` to spare. It depends only
+on the scene's kind (one or two goals), its lane (row), floor height and where its goal
+objects stand (a goal on a platform is nearer the camera), which a trial's expected and
+surprising videos share: they are filmed identically, and the camera says nothing about the
+obstacles that tell them apart (familiarization videos with other goal heights may be framed
+apart). ``released`` is the released generator's fixed camera (agent spec), raised with a
+raised floor: it films two-goal scenes nearly frontally from low (the agent ~9 px across at
+200 x 200) and one-goal scenes obliquely from one side (9-16 px by row and side), so it is
+kept as an option, not the default.
 
 Choose one with ``camera_style("released")`` around the code that builds a trial's layouts.
 """
@@ -15,9 +18,11 @@ Choose one with ``camera_style("released")`` around the code that builds a trial
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+
+import numpy as np
 
 from socialbench.agent3d.layout.constants import (
     CAMERA_MARGIN,
@@ -53,12 +58,15 @@ def current_style() -> str:
     return _STYLE.get()
 
 
-def scene_camera(two_goals: bool, row: float, floor: float, style: str | None = None) -> Camera:
-    """The camera of a scene (``style`` None: the current ``camera_style``)."""
+def scene_camera(two_goals: bool, row: float, floor: float,
+                 goals: Sequence[tuple[float, float, float]] = (),
+                 style: str | None = None) -> Camera:
+    """The camera of a scene (``style`` None: the current ``camera_style``); ``goals`` are the
+    goal objects' centres, so that one raised on a platform stays whole in the frame."""
     style = style or current_style()
     if style == "released":
         return released_camera(two_goals, floor)
-    return lane_camera(lane_span(two_goals), row, floor)
+    return lane_camera(lane_span(two_goals), row, floor, goals)
 
 
 def released_camera(two_goals: bool, floor: float) -> Camera:
@@ -76,17 +84,30 @@ def lane_span(two_goals: bool) -> tuple[float, float]:
 
 
 def lane_camera(span: tuple[float, float], row: float, floor: float,
+                goals: Sequence[tuple[float, float, float]] = (),
                 pitch_deg: float = CAMERA_PITCH_DEG, margin: float = CAMERA_MARGIN) -> Camera:
-    """A camera in front of the lane (looking along +y, down at ``pitch_deg``) whose square
-    frame's width, at the lane's depth, is ``span`` plus ``margin`` on each side."""
+    """A camera in front of the lane (looking along +y, down at ``pitch_deg``), as near as lets
+    a square frame hold the lane's x ``span`` (objects on the floor) and every goal box (centres
+    ``goals``), each with ``margin`` on either side (a raised goal is nearer the camera, so it
+    needs more room than the floor does; a platform itself may reach past the frame's edge)."""
     pitch = math.radians(pitch_deg)
-    half_width = (span[1] - span[0]) / 2 + margin
-    lane_depth = half_width / math.tan(math.radians(FOV_DEG / 2))
-    forward = (0.0, math.cos(pitch), -math.sin(pitch))
-    target = ((span[0] + span[1]) / 2, row - AIM_AHEAD, floor)
-    # the lane (at half the agent's height) lies lane_depth along the view from the eye
-    lane_offset = AIM_AHEAD * forward[1] - GOAL_SIZE / 2 * forward[2]
-    back = lane_depth - lane_offset
-    eye = tuple(round(t - back * f, 5) + 0.0 for t, f in zip(target, forward, strict=True))
-    return Camera(position=eye, target=tuple(round(t, 5) + 0.0 for t in target),  # type: ignore[arg-type]
+    forward = np.array([0.0, math.cos(pitch), -math.sin(pitch)])
+    right = np.array([1.0, 0.0, 0.0])
+    up = np.cross(right, forward)
+    target = np.array([(span[0] + span[1]) / 2, row - AIM_AHEAD, floor])
+    half = GOAL_SIZE / 2
+    # what must fit: objects on the floor anywhere along the span, and every goal box
+    boxes = [((x, row, floor + half), 0.0) for x in span] + [(g, half) for g in goals]
+    corners = np.array([(cx + sx * (reach + margin), cy + sy * half, cz + sz * half)
+                        for (cx, cy, cz), reach in boxes
+                        for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)])
+    slope = math.tan(math.radians(FOV_DEG / 2))
+    # the least distance back from the target at which every corner is inside the frame:
+    # |sideways| <= slope * depth and |upward| <= slope * depth, depth growing with ``back``
+    offsets = corners - target
+    sideways, upward, ahead = offsets @ right, offsets @ up, offsets @ forward
+    back = float(np.max(np.maximum(np.abs(sideways), np.abs(upward)) / slope - ahead))
+    eye = target - back * forward
+    return Camera(position=tuple(round(float(v), 5) + 0.0 for v in eye),  # type: ignore[arg-type]
+                  target=tuple(round(float(v), 5) + 0.0 for v in target),  # type: ignore[arg-type]
                   fov_deg=FOV_DEG)

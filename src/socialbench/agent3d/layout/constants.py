@@ -90,7 +90,7 @@ RELEASED_TWO_GOAL_CAMERA = tdw_camera((0.0, 1.678, 1.168), (14.45, 180.0, 0.0))
 # ours (the default camera, ``layout/cameras.py``): from in front of the lane, looking down
 # at this pitch, framing the lane's x span (the agent's and goals' slots) with this margin
 CAMERA_PITCH_DEG = 42.0  # ours: sees over 0.7 m walls and shows a jump's height and shadow
-CAMERA_MARGIN = 0.22  # m beyond the outer objects' sides (perspective widens raised goals), ours
+CAMERA_MARGIN = 0.06  # m left between the outer objects' sides and the frame's edge, ours
 CAMERA_STYLES = ("ours", "released")
 
 # --- looks (agent spec: 8 goal colours in two sets of four; labels 1-8 are the colour codes)

@@ -299,8 +299,9 @@ class Layout:
 
     def camera(self) -> Camera:
         """The scene's fixed camera (``layout/cameras.py``: ours by default, or the released
-        generator's); it depends on the lane and floor only, never on the obstacles."""
-        return scene_camera(self.two_goals, self.row, self.floor)
+        generator's); it depends on the lane, the floor and the goals, never on obstacles."""
+        return scene_camera(self.two_goals, self.row, self.floor,
+                            [self.goal_xyz(goal.key) for goal in self.goals])
 
     def config(self, scenario: int, trial_type: str, video: str, seed: int,
                annotations: dict) -> SceneConfig:
