@@ -21,18 +21,23 @@ from PIL import Image
 
 from socialbench.agent3d.layout.constants import FLOOR_LOOKS, WALL_LOOKS
 
-TEXTURE_VERSION = 1  # part of the cache folder's name: bump when a drawing changes
+TEXTURE_VERSION = 2  # part of the cache folder's name: bump when a drawing changes
 SIDE = 256  # pixels of a square tile
 _SEED = 20_210_705  # fixed: every run draws the same textures
 
 
 def _noise(rng: np.random.Generator, cells: int, side: int = SIDE) -> np.ndarray:
-    """Smooth value noise in [-1, 1]: a random grid of ``cells`` x ``cells`` upsampled, tiling."""
+    """Smooth value noise in [-1, 1], periodic over the tile: a random grid of ``cells`` x
+    ``cells`` values, interpolated with wrap-around (so tiles meet without a seam)."""
     grid = rng.uniform(-1.0, 1.0, (cells, cells))
-    tiled = np.pad(grid, ((0, 1), (0, 1)), mode="wrap").astype(np.float32)
-    image = Image.fromarray(tiled, mode="F").resize((side + side // cells, side + side // cells),
-                                                      Image.BILINEAR)
-    return np.asarray(image)[:side, :side]
+    at = np.arange(side) * cells / side
+    low = np.floor(at).astype(int)
+    high = (low + 1) % cells
+    weight = at - low
+    weight = weight * weight * (3 - 2 * weight)  # smoothstep: no creases at the grid lines
+    rows = grid[low] * (1 - weight)[:, None] + grid[high] * weight[:, None]
+    return (rows[:, low] * (1 - weight)[None, :] + rows[:, high] * weight[None, :]).astype(
+        np.float32)
 
 
 def _grout(coordinate: np.ndarray, period: float, width: float) -> np.ndarray:

@@ -38,7 +38,7 @@ from socialbench.agent3d.schema import Camera
 from socialbench.core.errors import UserError
 
 FOV_DEG = 53.0  # agent spec: camera FOV 53 degrees (both cameras)
-AIM_AHEAD = 0.15  # m, ours: aim a little in front of the lane (near-side detours stay in view)
+AIM_AHEAD = 0.3  # m, ours: aim a little in front of the lane: near-side detours keep in view
 _STYLE: ContextVar[str] = ContextVar("agent3d_camera_style", default="ours")
 
 
