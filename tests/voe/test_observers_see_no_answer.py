@@ -140,24 +140,52 @@ def test_bib_ratings_do_not_depend_on_file_names_or_metadata(tmp_path, mask_chec
     _mirrored(before, rate())
 
 
+# The models (BIPaCK plans every video; ToMnet-G rolls out a network) are checked on a few
+# types by default and on all of them in the slow run.
+AGENT_MODELS = ("bipack", "tomnet-g")
+
+
 def test_agent_ratings_do_not_depend_on_folder_names_or_metadata(tmp_path):
     pytest.importorskip("pybullet")
+    from socialbench.agent3d.schema import TRIAL_TYPES
+
+    names = [n for n in observer_names("agent") if n not in AGENT_MODELS]
+    _check_agent_observers(tmp_path, names, TRIAL_TYPES)
+
+
+@pytest.mark.parametrize("name", AGENT_MODELS)
+def test_agent_models_do_not_see_folder_names_or_metadata(tmp_path, name):
+    pytest.importorskip("pybullet")
+    pytest.importorskip("torch_geometric" if name == "tomnet-g" else "dtaidistance")
+    _check_agent_observers(tmp_path, [name], ("3.2",))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", AGENT_MODELS)
+def test_agent_models_do_not_see_folder_names_or_metadata_on_every_type(tmp_path, name):
+    pytest.importorskip("pybullet")
+    pytest.importorskip("torch_geometric" if name == "tomnet-g" else "dtaidistance")
+    from socialbench.agent3d.schema import TRIAL_TYPES
+
+    _check_agent_observers(tmp_path, [name], TRIAL_TYPES)
+
+
+def _check_agent_observers(tmp_path: Path, names: list[str], types: tuple[str, ...]) -> None:
     from socialbench.agent3d.episodes import find_test_pairs, load_episode
     from socialbench.agent3d.generate import generate
     from socialbench.agent3d.io import meta_path
-    from socialbench.agent3d.schema import TRIAL_TYPES
 
     root = tmp_path / "agent"
-    generate(root, seed=3, types=TRIAL_TYPES, splits=("test",), scale=1e-6,
+    generate(root, seed=3, types=types, splits=("test",), scale=1e-6,
              show_progress=False)
-    observers = [Probe(), *(make_observer("agent", name) for name in observer_names("agent"))]
+    observers = [Probe(), *(make_observer("agent", name) for name in names)]
 
     def rate() -> dict[str, list[PairRating]]:
         return rate_pairs_many(observers, find_test_pairs(root), load=load_episode,
                                progress=False)
 
     before = rate()
-    assert sorted(r.task for r in before["probe"]) == sorted(TRIAL_TYPES)
+    assert sorted(r.task for r in before["probe"]) == sorted(types)
     assert all(r.expected != r.unexpected for r in before["probe"])  # the probe tells them apart
     folders = []
     for _, expected, surprising in find_test_pairs(root):
