@@ -137,3 +137,22 @@ def test_validate_reports_a_badly_framed_rendered_video(tmp_path):
         found[style] = check_rendered(video, tmp_path / style, 2)
     assert found["ours"] == []
     assert len(found["released"]) == 1 and "px across" in found["released"][0]
+
+
+def test_generate_films_with_the_released_camera_when_asked(tmp_path):
+    import json
+
+    from socialbench.agent3d.generate import generate
+    from socialbench.core.errors import UserError
+
+    with pytest.raises(UserError, match="unknown camera"):
+        generate(tmp_path / "x", types=["2.1"], splits=["test"], scale=0.01, camera="fisheye",
+                 show_progress=False)
+    generate(tmp_path / "d", types=["2.1"], splits=["test"], scale=0.01, camera="released",
+             show_progress=False)
+    configs = list((tmp_path / "d").rglob("scene_config.json"))
+    assert configs
+    for path in configs:
+        camera = json.loads(path.read_text())["camera"]
+        assert camera["position"][:2] == pytest.approx(
+            list(released_camera(False, 0.0).position[:2]))

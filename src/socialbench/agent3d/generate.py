@@ -26,6 +26,7 @@ from typing import Any
 
 from socialbench.agent3d.counts import PAPER_COUNTS, SPLITS, split_counts
 from socialbench.agent3d.io import trial_relpath, write_trial
+from socialbench.agent3d.layout.cameras import camera_style, check_style
 from socialbench.agent3d.layout.placement import sample_room
 from socialbench.agent3d.motion import MotionError
 from socialbench.agent3d.planning import NoPathError
@@ -70,7 +71,8 @@ def trial_balance(seed: int, trial_type: str, split: str, index: int) -> Balance
 
 
 def plan_jobs(seed: int, types: Iterable[str], splits: Sequence[str], scale: float,
-              render: RenderOptions | None = None, extended: bool = False) -> list[Job]:
+              render: RenderOptions | None = None, extended: bool = False,
+              camera: str = "ours") -> list[Job]:
     """One job per trial. Train/validation trials are drawn from one pool per type, of which
     a seeded 20% (``VALIDATION_FRACTION``) becomes validation."""
     jobs = []
@@ -89,6 +91,8 @@ def plan_jobs(seed: int, types: Iterable[str], splits: Sequence[str], scale: flo
                                           "index": index, "extended": extended,
                                           "balance": vars(balance),
                                           "render": _render_params(render)}
+                if camera != "ours":  # the default leaves the jobs as they always were
+                    params["camera"] = camera
                 jobs.append(Job(name=f"{trial_type}/{split}/{index}",
                                 seed=derive_seed(seed, "agent3d", trial_type, *key),
                                 params=params))
@@ -132,8 +136,9 @@ def build_trial_job(job: Job, staging: Path) -> None:
     """``core.runner`` builder: simulate one trial and write it under its released path."""
     params = job.params
     balance = Balance(**params["balance"]) if params.get("balance") else None
-    trial = make_trial(params["trial_type"], params["split"], params["index"], job.seed,
-                       params.get("extended", False), balance)
+    with camera_style(params.get("camera", "ours")):
+        trial = make_trial(params["trial_type"], params["split"], params["index"], job.seed,
+                           params.get("extended", False), balance)
     render = RenderOptions(**params["render"]) if params.get("render") else None
     relpath = trial_relpath(trial.scenario, trial.trial_type, trial.split, trial.index)
     write_trial(trial, staging / relpath, render)
@@ -142,15 +147,19 @@ def build_trial_job(job: Job, staging: Path) -> None:
 def generate(out_dir: Path, seed: int = 0, types: Iterable[str] | None = None,
              splits: Sequence[str] = SPLITS, scale: float = 1.0, workers: int = 1,
              render: RenderOptions | None = None, extended: bool = False,
-             show_progress: bool = True) -> dict[str, Any]:
-    """Generate (or resume) a dataset under ``out_dir``; return its manifest."""
+             show_progress: bool = True, camera: str = "ours") -> dict[str, Any]:
+    """Generate (or resume) a dataset under ``out_dir``; return its manifest. ``camera``:
+    ``ours`` or the ``released`` generator's (``layout/cameras.py``)."""
     types = list(types) if types is not None else list(TRIAL_TYPES)
     for split in splits:
         if split not in SPLITS:
             raise UserError(f"unknown split {split!r}; use train, validation or test")
-    jobs = plan_jobs(seed, types, splits, scale, render, extended)
+    check_style(camera)
+    jobs = plan_jobs(seed, types, splits, scale, render, extended, camera)
     info = {"generator": "socialbench.agent3d", "design": DESIGN, "seed": seed, "types": types,
             "splits": list(splits), "scale": scale, "extended_shapes": extended,
             "render": _render_params(render)}
+    if camera != "ours":
+        info["camera"] = camera
     return run_jobs(out_dir, jobs, build_trial_job, workers=workers,
                     description="AGENT trials", dataset_info=info, show_progress=show_progress)

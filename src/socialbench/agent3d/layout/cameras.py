@@ -45,13 +45,18 @@ _STYLE: ContextVar[str] = ContextVar("agent3d_camera_style", default="ours")
 @contextmanager
 def camera_style(style: str) -> Iterator[None]:
     """Build layouts' cameras in ``style`` (``ours`` or ``released``) inside this block."""
-    if style not in CAMERA_STYLES:
-        raise UserError(f"unknown camera {style!r}; use {' or '.join(CAMERA_STYLES)}")
+    check_style(style)
     token = _STYLE.set(style)
     try:
         yield
     finally:
         _STYLE.reset(token)
+
+
+def check_style(style: str) -> None:
+    """Refuse an unknown camera style in one line."""
+    if style not in CAMERA_STYLES:
+        raise UserError(f"unknown camera {style!r}; use {' or '.join(CAMERA_STYLES)}")
 
 
 def current_style() -> str:

@@ -41,9 +41,13 @@ def _resolution(text: str) -> tuple[int, int]:
 @click.option("--extended-shapes", is_flag=True,
               help="Goal objects from the unseen-shape set (pyramid, bowl, cylinder, "
                    "octahedron) instead of the basic shapes.")
+@click.option("--camera", type=click.Choice(["ours", "released"]), default="ours",
+              show_default=True,
+              help="ours: frames the lane, goals whole; released: the released generator's "
+                   "fixed cameras (docs/agent.md, Coordinates and cameras).")
 def generate(out_dir: Path, split: str | None, types: str | None, scale: float, seed: int,
              workers: int, render: bool, resolution: str, frame_format: str,
-             extended_shapes: bool) -> None:
+             extended_shapes: bool, camera: str) -> None:
     """Generate AGENT trials (PyBullet physics) in the released folder layout."""
     from socialbench.agent3d.generate import SPLITS, parse_types
     from socialbench.agent3d.generate import generate as run
@@ -55,7 +59,7 @@ def generate(out_dir: Path, split: str | None, types: str | None, scale: float, 
         options = RenderOptions(width=width, height=height, frames=frame_format)  # type: ignore[arg-type]
     manifest = run(out_dir, seed=seed, types=parse_types(types),
                    splits=(split,) if split else SPLITS, scale=scale, workers=workers,
-                   render=options, extended=extended_shapes)
+                   render=options, extended=extended_shapes, camera=camera)
     trials = len(manifest["jobs"])
     click.echo(f"{trials} trials, {len(manifest['files'])} files in {out_dir} "
                f"(manifest.json has their checksums)")
