@@ -19,6 +19,7 @@ from socialbench.bib import style
 from socialbench.bib.schema import N_FAMILIARIZATION
 from socialbench.bib.shapes import ShapeSet
 from socialbench.bib.tasks.base import Built, Recipe, follow, go, plan
+from socialbench.bib.tasks.trial_draws import drawn_trial
 from socialbench.bib.world import (
     HOME_HALF,
     OBJECT_HALF,
@@ -47,16 +48,20 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
     home = place(rng, home_cell, blocked, HOME_HALF)
     agent = agent_icon(looks.agents[0], home)
 
-    fam, used = [], set()
-    for _ in range(N_FAMILIARIZATION):
+    def draw() -> Layout:
         # Released style: the goal within a real trial's walk of the start.
         a = pick(rng, within_reach(home_cell, blocked, far(home_cell, 2, blocked)))
         b = pick(rng, far(a, 3, blocked, exclude=[home_cell]))
-        used |= {a, b}
         objects = tuple(object_icon(look, place(rng, c, blocked, OBJECT_HALF))
                         for look, c in zip(looks.objects, (a, b), strict=True))
-        fam.append(Layout(walls, home, agent, objects))
-    walks = [go(layout, 0) for layout in fam]
+        return Layout(walls, home, agent, objects)
+
+    fam, walks, used = [], [], set()
+    for _ in range(N_FAMILIARIZATION):
+        layout, walk = drawn_trial(draw)
+        fam.append(layout)
+        walks.append(walk)
+        used |= {o.cell for o in layout.objects}
 
     # Test: new places (not used in familiarization when the grid allows), the preferred one
     # away from the start so walls can close around it.

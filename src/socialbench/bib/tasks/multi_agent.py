@@ -23,6 +23,7 @@ from socialbench.bib import style
 from socialbench.bib.schema import N_FAMILIARIZATION
 from socialbench.bib.shapes import ShapeSet
 from socialbench.bib.tasks.base import Built, Recipe, go
+from socialbench.bib.tasks.trial_draws import drawn_trial
 from socialbench.bib.world import (
     HOME_HALF,
     OBJECT_HALF,
@@ -43,7 +44,6 @@ from socialbench.bib.world import (
 )
 
 OBJECT_SPREAD = 3  # cells: the two objects are at least this far apart (Chebyshev), ours
-TRIAL_DRAWS = 20  # released style: draws of one familiarization trial before the episode's
 
 
 def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
@@ -54,24 +54,21 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
     familiar = agent_icon(looks.agents[0], home)
     stranger = agent_icon(looks.agents[1], home)
 
+    def draw() -> Layout:
+        # The maze keeps free every cell the (released: far off-centre) home overlaps.
+        walls = random_walls(rng, wall_count(rng), keep_free=cells_under(home, HOME_HALF))
+        blocked = Layout(walls, home, familiar).blocked()
+        # Released style: both objects within a real trial's walk of the start.
+        a = pick(rng, within_reach(home_cell, blocked, far(home_cell, 2, blocked)))
+        b = pick(rng, within_reach(home_cell, blocked, far(a, OBJECT_SPREAD, blocked,
+                                                           exclude=[home_cell])))
+        objects = tuple(object_icon(look, place(rng, c, blocked, OBJECT_HALF))
+                        for look, c in zip(looks.objects, (a, b), strict=True))
+        return Layout(walls, home, familiar, objects)
+
     fam, walks = [], []
     for _ in range(N_FAMILIARIZATION):
-        for _draw in range(TRIAL_DRAWS):  # released style: redraw a trial longer than the real
-            # The maze keeps free every cell the (released: far off-centre) home overlaps.
-            walls = random_walls(rng, wall_count(rng), keep_free=cells_under(home, HOME_HALF))
-            blocked = Layout(walls, home, familiar).blocked()
-            # Released style: both objects within a real trial's walk of the start.
-            a = pick(rng, within_reach(home_cell, blocked, far(home_cell, 2, blocked)))
-            b = pick(rng, within_reach(home_cell, blocked, far(a, OBJECT_SPREAD, blocked,
-                                                               exclude=[home_cell])))
-            objects = tuple(object_icon(look, place(rng, c, blocked, OBJECT_HALF))
-                            for look, c in zip(looks.objects, (a, b), strict=True))
-            layout = Layout(walls, home, familiar, objects)
-            walk = go(layout, 0)
-            if style.fits_real_length(len(walk.trial)):
-                break
-        else:
-            raise Resample("no familiarization trial as long as the real ones")
+        layout, walk = drawn_trial(draw)
         fam.append(layout)
         walks.append(walk)
 

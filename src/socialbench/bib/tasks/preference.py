@@ -21,6 +21,7 @@ from socialbench.bib import style
 from socialbench.bib.schema import N_FAMILIARIZATION
 from socialbench.bib.shapes import ShapeSet
 from socialbench.bib.tasks.base import Built, Recipe, go
+from socialbench.bib.tasks.trial_draws import drawn_trial
 from socialbench.bib.world import (
     HOME_HALF,
     OBJECT_HALF,
@@ -57,9 +58,8 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
     regions = [region_a, region_b] if rng.integers(2) == 0 else [region_b, region_a]
     agent = agent_icon(looks.agents[0], home)
 
-    fam = []
-    for _ in range(N_FAMILIARIZATION):
-        cells = []
+    def draw() -> Layout:
+        cells: list[tuple[int, int]] = []
         for region in regions:
             # Objects at least 2 cells apart (Chebyshev): adjacent cells let the 18-px icons
             # overlap and the agent touch both (observers' bug report).
@@ -68,8 +68,13 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
                 region, look.region_radius, blocked, exclude=[home_cell, *cells, *apart]))))
         objects = tuple(object_icon(looked, place(rng, c, blocked, OBJECT_HALF))
                         for looked, c in zip(looks.objects, cells, strict=True))
-        fam.append(Layout(walls, home, agent, objects))
-    walks = [go(layout, 0) for layout in fam]
+        return Layout(walls, home, agent, objects)
+
+    fam, walks = [], []
+    for _ in range(N_FAMILIARIZATION):
+        layout, walk = drawn_trial(draw)
+        fam.append(layout)
+        walks.append(walk)
 
     shown = int(rng.integers(N_FAMILIARIZATION))
     old = fam[shown].objects

@@ -1,0 +1,37 @@
+"""Familiarization trials drawn until they look like the real ones (released scene style).
+
+A real trial lasts 136-160 frames (bib spec). Where a task's design allows it, the released
+style redraws one trial's objects until the walk fits (and its path clears the other objects),
+instead of redrawing the whole episode: far fewer attempts. The tidy style keeps the first draw,
+as the earlier generator did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from socialbench.bib import style
+from socialbench.bib.tasks.base import Walk, go
+from socialbench.bib.world import Layout, Resample
+
+TRIAL_DRAWS = 20  # draws of one trial before the whole episode is redrawn
+
+
+def drawn_trial(draw: Callable[[], Layout], goal: int = 0) -> tuple[Layout, Walk]:
+    """A layout from ``draw()`` and the agent's walk to object ``goal`` on it.
+
+    Released style: a walk shorter or longer than the real trials, one that touches another
+    object or cannot reach its goal, or a draw that finds no free cell, is drawn again, up to
+    :data:`TRIAL_DRAWS` times. Tidy: the first draw, whatever it gives (its Resample included)."""
+    released = style.current().trial_frames is not None
+    for _ in range(TRIAL_DRAWS):
+        try:
+            layout = draw()
+            walk = go(layout, goal)
+        except Resample:
+            if not released:
+                raise
+            continue
+        if style.fits_real_length(len(walk.trial)):
+            return layout, walk
+    raise Resample("no familiarization trial as long as the real ones")
