@@ -16,10 +16,9 @@ import math
 import numpy as np
 
 from socialbench.bib import style
-from socialbench.bib.schema import N_FAMILIARIZATION
 from socialbench.bib.shapes import ShapeSet
 from socialbench.bib.tasks.base import Built, Recipe, follow, go, plan
-from socialbench.bib.tasks.trial_draws import drawn_trial
+from socialbench.bib.tasks.trial_draws import drawn_trials
 from socialbench.bib.world import (
     HOME_HALF,
     OBJECT_HALF,
@@ -56,12 +55,8 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
                         for look, c in zip(looks.objects, (a, b), strict=True))
         return Layout(walls, home, agent, objects)
 
-    fam, walks, used = [], [], set()
-    for _ in range(N_FAMILIARIZATION):
-        layout, walk = drawn_trial(draw)
-        fam.append(layout)
-        walks.append(walk)
-        used |= {o.cell for o in layout.objects}
+    fam, walks = drawn_trials(draw)
+    used = {o.cell for layout in fam for o in layout.objects}
 
     # Test: new places (not used in familiarization when the grid allows), the preferred one
     # away from the start so walls can close around it.

@@ -23,7 +23,7 @@ from socialbench.bib import style
 from socialbench.bib.schema import N_FAMILIARIZATION
 from socialbench.bib.shapes import ShapeSet
 from socialbench.bib.tasks.base import Built, Recipe, go
-from socialbench.bib.tasks.trial_draws import drawn_trial
+from socialbench.bib.tasks.trial_draws import drawn_trials
 from socialbench.bib.world import (
     HOME_HALF,
     OBJECT_HALF,
@@ -66,11 +66,7 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
                         for look, c in zip(looks.objects, (a, b), strict=True))
         return Layout(walls, home, familiar, objects)
 
-    fam, walks = [], []
-    for _ in range(N_FAMILIARIZATION):
-        layout, walk = drawn_trial(draw)
-        fam.append(layout)
-        walks.append(walk)
+    fam, walks = drawn_trials(draw)
 
     shown = int(rng.integers(N_FAMILIARIZATION))
     old = fam[shown].objects

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from socialbench.bib import style
+from socialbench.bib.schema import N_FAMILIARIZATION
 from socialbench.bib.tasks.base import Walk, go
 from socialbench.bib.world import Layout, Resample
 
@@ -35,3 +36,10 @@ def drawn_trial(draw: Callable[[], Layout], goal: int = 0) -> tuple[Layout, Walk
         if style.fits_real_length(len(walk.trial)):
             return layout, walk
     raise Resample("no familiarization trial as long as the real ones")
+
+
+def drawn_trials(draw: Callable[[], Layout], count: int = N_FAMILIARIZATION,
+                 goal: int = 0) -> tuple[list[Layout], list[Walk]]:
+    """``count`` trials of :func:`drawn_trial`: their layouts and walks."""
+    drawn = [drawn_trial(draw, goal) for _ in range(count)]
+    return [layout for layout, _ in drawn], [walk for _, walk in drawn]
