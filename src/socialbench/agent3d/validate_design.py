@@ -6,8 +6,9 @@
 - Cues (scenarios 1 and 4, test split): nothing but the agent's behaviour may tell which object
   is preferred. Per type, the preferred object has the lower id, is listed first, stands on the
   camera's left, has the lower colour code and the first shape name in half of the test trials
-  (n trials: floor(n/2) or ceil(n/2)); in scenario 4 the first familiarization video shows it in
-  half. Judged from the configs, with the preferred object's id from ``_meta/``.
+  (n trials: floor(n/2) or ceil(n/2)); in scenario 4 the first familiarization video shows it,
+  and shows its object on the preferred object's side of the agent, each in half. Judged from
+  the configs, with the preferred object's id from ``_meta/``.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ CUES = {  # name -> how the check reports it
     "left": "stands on the camera's left", "lower_code": "has the lower colour code",
     "first_shape": "has the shape name that sorts first",
     "shown_first": "is the first familiarization video's object",
+    "familiar_side": "stands on the side of the agent where the first familiarization video's "
+                     "object stood",
 }
 
 
@@ -65,8 +68,9 @@ def answer_cues(trial_dir: Path, meta: Mapping[str, Any]) -> dict[str, bool] | N
         config = read_json(trial_dir / EXPECTED / CONFIG_FILE)
         goals = [e for e in config["entities"] if e.get("kind") == "goal"]
         first_video = read_json(trial_dir / "Familiarization_video_1" / CONFIG_FILE)
-        shown = [e["id"] for e in first_video["entities"] if e.get("kind") == "goal"]
+        shown = [e for e in first_video["entities"] if e.get("kind") == "goal"]
         right = _camera_right(config["camera"])
+        start, first_start = _agent(config), _agent(first_video)
     except (UserError, KeyError, TypeError, ValueError, IndexError):
         return None
     ours = [g for g in goals if g["id"] == preferred]
@@ -75,15 +79,25 @@ def answer_cues(trial_dir: Path, meta: Mapping[str, Any]) -> dict[str, bool] | N
         return None
     (mine,), (theirs,) = ours, others
 
-    def across(goal: Mapping[str, Any]) -> float:
-        return float(np.dot(np.asarray(goal["position"], dtype=float), right))
+    def across(goal: Mapping[str, Any], origin: np.ndarray | None = None) -> float:
+        offset = np.asarray(goal["position"], dtype=float) - (0.0 if origin is None else origin)
+        return float(np.dot(offset, right))
 
     cues = {"lower_id": mine["id"] < theirs["id"], "listed_first": goals[0] is mine,
             "left": across(mine) < across(theirs), "lower_code": mine["label"] < theirs["label"],
             "first_shape": mine["shape"] < theirs["shape"]}
-    if meta.get("scenario") == 4:
-        cues["shown_first"] = shown == [preferred]
+    if meta.get("scenario") == 4 and len(shown) == 1 and start is not None \
+            and first_start is not None:
+        # scenario 4's first video is always one the agent completes (each object's videos
+        # come overcome, then give up)
+        cues["shown_first"] = shown[0]["id"] == preferred
+        cues["familiar_side"] = (across(shown[0], first_start) > 0) == (across(mine, start) > 0)
     return cues
+
+
+def _agent(config: Mapping[str, Any]) -> np.ndarray | None:
+    agent = next((e for e in config["entities"] if e.get("kind") == "agent"), None)
+    return None if agent is None else np.asarray(agent["position"], dtype=float)
 
 
 def _camera_right(camera: Mapping[str, Any]) -> np.ndarray:
