@@ -40,7 +40,6 @@ from socialbench.bib.world import (
     ring,
     sample_looks,
     wall_count,
-    within_reach,
 )
 from socialbench.core.grid_planning import reachable
 
@@ -77,17 +76,11 @@ def gapped(rng: np.random.Generator, layout: Layout) -> Layout:
 
 
 def place_key_lock(rng: np.random.Generator, layout: Layout) -> Layout:
-    """Key and lock in distinct free cells outside the barrier, reachable from the start.
-
-    Released style: the key a real trial's walk from the start and the lock one from the key
-    (:func:`~socialbench.bib.world.within_reach`), so each leg is about as long as a real trial's
-    walk; the three legs and the barrier's removal still make the trial longer (the design)."""
+    """Key and lock in distinct free cells outside the barrier, reachable from the start."""
     blocked = layout.blocked()
-    start = cell_of(layout.home)
-    taken = [start, layout.objects[0].cell]
-    key_cell = pick(rng, within_reach(start, blocked, far(start, 1, blocked, exclude=taken)))
-    lock_cell = pick(rng, within_reach(key_cell, blocked,
-                                       far(key_cell, 2, blocked, exclude=[*taken, key_cell])))
+    taken = [cell_of(layout.home), layout.objects[0].cell]
+    key_cell = pick(rng, far(cell_of(layout.home), 1, blocked, exclude=taken))
+    lock_cell = pick(rng, far(key_cell, 2, blocked, exclude=[*taken, key_cell]))
     placed = replace(layout, key=key_icon(place(rng, key_cell, blocked, KEY_HALF)),
                      lock=lock_icon(place(rng, lock_cell, blocked, LOCK_HALF)))
     # Exactly when planning these legs would fail, without planning them (the walk plans the
