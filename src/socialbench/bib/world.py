@@ -172,10 +172,17 @@ def within_reach(home: Cell, blocked: np.ndarray, cells: Sequence[Cell]) -> list
     real ones do (``benchmarks/bib_scene_stats.py``, steps column)."""
     if style.current().trial_frames is None:
         return list(cells)
-    cost = distances_from(blocked, home)
+    cost = _path_costs(np.ascontiguousarray(blocked, dtype=bool).tobytes(), home)
     low, high = REACH_CELLS
     return [c for c in cells if cost.get(c, math.inf) <= REACH_PATH_CELLS
             and low <= math.dist(c, home) <= high]
+
+
+@lru_cache(maxsize=256)
+def _path_costs(grid: bytes, home: Cell) -> dict[Cell, float]:
+    """:func:`distances_from` per blocked grid and start (cached, read only: a task asks for
+    the same start's costs on the same walls for every trial)."""
+    return distances_from(np.frombuffer(grid, dtype=bool).reshape(GRID, GRID), home)
 
 
 # Cells from home to an object's cell that give a real trial's 21-45 moving frames at 2 px a
