@@ -2,6 +2,8 @@
 
 A video is rendered from its ``SceneConfig`` (rebuilt with ``bodies``) and its stored
 per-frame states, from the config's fixed camera, so rendering never re-simulates anything.
+The floor and the room's walls are drawn with their look's texture (``textures.py``) and the
+floor with drop shadows (``shadows.py``); depth and segmentation are the plain geometry's.
 
 Files written into a video folder (``RenderOptions`` chooses):
 
@@ -17,6 +19,7 @@ Files written into a video folder (``RenderOptions`` chooses):
 from __future__ import annotations
 
 import colorsys
+import contextlib
 import os
 import shutil
 import tempfile
@@ -179,26 +182,35 @@ def _decode(rgba: object, depth: object, seg: object, entity_of_body: np.ndarray
 
 
 def render_video(video: Video, video_dir: Path, options: RenderOptions) -> None:
-    """Write the rendered files of one video into ``video_dir`` (each complete or absent)."""
+    """Write the rendered files of one video into ``video_dir`` (each complete or absent).
+
+    The npz's ``rgb`` member is deflated frame by frame as frames are drawn; depth and
+    segmentation go through memory-mapped scratch arrays (memory stays flat whatever the
+    video's length) and are deflated at the end."""
     video_dir = Path(video_dir)
     count, height, width = len(video.frames), options.height, options.width
     colors = {s.id: segmentation_color(s.id) for s in video.config.entities}
-    with tempfile.TemporaryDirectory(dir=video_dir, prefix=".render-") as scratch:
-        arrays = {}
+    with tempfile.TemporaryDirectory(dir=video_dir, prefix=".render-") as scratch, \
+            contextlib.ExitStack() as files:
+        arrays, archive, rgb = {}, None, None
         if options.frames == "npz":
             arrays = {
-                "rgb": _memmap(scratch, "rgb", np.uint8, (count, height, width, 3)),
                 "depth_mm": _memmap(scratch, "depth_mm", np.uint16, (count, height, width)),
                 "segmentation": _memmap(scratch, "segmentation", np.int16, (count, height, width)),
             }
+            archive = files.enter_context(zipfile.ZipFile(Path(scratch) / NPZ_NAME, "w"))
+            rgb = files.enter_context(archive.open(_npz_member("rgb"), "w", force_zip64=True))
+            np.lib.format.write_array_header_1_0(rgb, {
+                "descr": np.lib.format.dtype_to_descr(np.dtype(np.uint8)),
+                "fortran_order": False, "shape": (count, height, width, 3)})
         if options.frames == "png":
             for sub in ("rgb", "depth", "segmentation"):
                 (Path(scratch) / sub).mkdir()
 
         def frames() -> Iterator[np.ndarray]:
             for index, frame in enumerate(render_frames(video, options)):
-                if arrays:
-                    arrays["rgb"][index] = frame.rgb
+                if rgb is not None:
+                    rgb.write(frame.rgb.tobytes())
                     arrays["depth_mm"][index] = frame.depth_mm
                     arrays["segmentation"][index] = frame.segmentation
                 if options.frames == "png":
@@ -210,11 +222,14 @@ def render_video(video: Video, video_dir: Path, options: RenderOptions) -> None:
         else:
             for _ in frames():
                 pass
-        if arrays:
-            for array in arrays.values():
+        if archive is not None and rgb is not None:
+            rgb.close()
+            for name, array in arrays.items():
                 array.flush()
-            _write_npz(Path(scratch) / NPZ_NAME, {name: Path(scratch) / f"{name}.npy"
-                                                  for name in arrays})
+                with open(Path(scratch) / f"{name}.npy", "rb") as source, \
+                        archive.open(_npz_member(name), "w", force_zip64=True) as target:
+                    shutil.copyfileobj(source, target, 1 << 20)
+            archive.close()
             del arrays
         for name in (MP4_NAME, NPZ_NAME, "rgb", "depth", "segmentation"):
             source, target = Path(scratch) / name, video_dir / name
@@ -241,18 +256,14 @@ def _save_pngs(folder: Path, index: int, frame: RenderedFrame,
     Image.fromarray(painted).save(folder / "segmentation" / name)
 
 
-def _write_npz(path: Path, members: dict[str, Path]) -> None:
-    """An npz (zip of .npy) with fixed timestamps, copied from .npy files in streaming."""
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED,
-                         compresslevel=NPZ_LEVEL) as archive:
-        for name, source in members.items():
-            info = zipfile.ZipInfo(f"{name}.npy", date_time=_ZIP_TIME)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            # a ZipInfo passed to open() keeps its own level (named compress_level from 3.13)
-            setattr(info, "compress_level" if hasattr(info, "compress_level")
-                    else "_compresslevel", NPZ_LEVEL)
-            with open(source, "rb") as src, archive.open(info, "w", force_zip64=True) as dst:
-                shutil.copyfileobj(src, dst, 1 << 20)
+def _npz_member(name: str) -> zipfile.ZipInfo:
+    """A deflated ``name``.npy member with a fixed timestamp (byte-identical files) and level."""
+    info = zipfile.ZipInfo(f"{name}.npy", date_time=_ZIP_TIME)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    # a ZipInfo passed to open() keeps its own level (named compress_level from 3.13)
+    setattr(info, "compress_level" if hasattr(info, "compress_level") else "_compresslevel",
+            NPZ_LEVEL)
+    return info
 
 
 def read_frames(video_dir: Path) -> dict[str, np.ndarray]:

@@ -109,8 +109,9 @@ CHASM_BOTTOM_COLOR = (0.35, 0.33, 0.30, 1.0)  # the floor under a raised one: ga
 
 # --- the room (agent spec: "a 12 x 12 m empty room"; AGENT paper, Sec. 3: "the texture of the
 # floor (out of 8 types), the texture of the background wall (out of 3 types)"). TDW's textures
-# are not available here: each variant is a solid colour, named after the material it stands
-# for (ours). Drawn once per trial, so the videos of a trial share their room.
+# are not available here: each variant is a colour named after a material (ours), which the
+# renderer draws as that material's procedural texture (``agent3d/textures.py``). Drawn once
+# per trial, so the videos of a trial share their room.
 ROOM_SIZE = 12.0  # agent spec: 12 x 12 m room
 ROOM_WALL_HEIGHT = 4.0  # ours: reaches above the top of both cameras' views (3.2 m at most)
 ROOM_WALL_THICKNESS = 0.1  # ours
