@@ -112,7 +112,10 @@ def _jump_offsets(cell: float) -> list[tuple[tuple[int, int], np.ndarray]]:
                 continue
             n = max(2, int(np.ceil(np.hypot(*end) * 2)))
             frac = np.linspace(0.0, 1.0, n + 1)[1:-1]
-            seen[key] = np.unique(np.rint(frac[:, None] * end[None]).astype(int), axis=0)
+            cells = np.unique(np.rint(frac[:, None] * end[None]).astype(int), axis=0)
+            inner = ~((cells == 0).all(axis=1) | (cells == end).all(axis=1))
+            if inner.any():  # the cells strictly between take-off and landing
+                seen[key] = cells[inner]
     return list(seen.items())
 
 
@@ -122,9 +125,11 @@ def _jump_edges(terrain: Terrain, index: np.ndarray, offset: tuple[int, int],
 
     A jump of length L at horizontal speed v is a parabola of height H = g (L / v)^2 / 8 over
     the line from take-off to landing. The agent takes the least H that clears every surface
-    under its path by JUMP_CLEARANCE (the least vertical launch force), at no more than
-    MAX_SPEED_H; its horizontal effort is L x v / JUMP_SPEED_H (a faster launch pushes harder),
-    so a jump is no longer than it must be.
+    under its path by JUMP_CLEARANCE (the least vertical launch force), at a horizontal speed
+    between JUMP_SPEED_H and MAX_SPEED_H. Its vertical effort is the arc's apex above the
+    take-off and its horizontal effort its length. (Charging L x v / JUMP_SPEED_H instead, so
+    that long fast jumps cost more, fitted scenario 3's short jumps better but broke scenario 4's
+    cost comparisons on our data: see docs/agent_observers.md.)
     """
     h, ok, kind = terrain.height, terrain.walkable, terrain.kind
     nx, ny = h.shape
@@ -144,18 +149,15 @@ def _jump_edges(terrain: Terrain, index: np.ndarray, offset: tuple[int, int],
     over_wall = np.where(over_kind == WALL, under, -np.inf).max(axis=1) - h0
     length = np.hypot(*offset) * terrain.cell
     need = ((under + JUMP_CLEARANCE - line) / (4 * frac * (1 - frac))).max(axis=1)
-    hump = np.clip(need, GRAVITY * (length / MAX_SPEED_H) ** 2 / 8,
-                   GRAVITY * (length / JUMP_SPEED_H) ** 2 / 8)
+    hump = np.maximum(need, GRAVITY * (length / MAX_SPEED_H) ** 2 / 8)
     good = (crosses & (over_wall <= MAX_JUMP_HEIGHT) & (h1 - h0 <= MAX_CLIMB)
             & (need <= GRAVITY * (length / JUMP_SPEED_H) ** 2 / 8))
     hump, rise = hump[good], (h1 - h0)[good]
-    speed = length * np.sqrt(GRAVITY / (8 * hump))
     # the apex above the take-off: the highest point of rise * s + 4 hump s (1 - s)
     s_top = np.clip(0.5 + rise / (8 * np.maximum(hump, 1e-9)), 0.0, 1.0)
     lift = np.maximum(rise * s_top + 4 * hump * s_top * (1 - s_top), 0.0)
     n = int(good.sum())
-    return (index[a][good], index[b][good], length * speed / JUMP_SPEED_H, lift,
-            np.ones(n, bool), hump)
+    return (index[a][good], index[b][good], np.full(n, length), lift, np.ones(n, bool), hump)
 
 
 @dataclass(frozen=True)
