@@ -207,3 +207,24 @@ def test_expected_and_surprising_pictures_are_the_same_until_the_occluder_falls(
     after = [next(render_frames(Video(v.config, [v.frames[-1]]), RenderOptions())).rgb
              for v in (trial.expected, trial.surprising)]
     assert not np.array_equal(*after)  # the fall reveals different scenes
+
+
+@pytest.mark.slow
+def test_a_rendered_trial_lists_exactly_the_entities_its_segmentation_shows(tmp_path):
+    """Every frame of every video of a rendered 3.1 trial: an agent, goal or wall is in the
+    state file's frame exactly when the segmentation shows enough of it."""
+    from socialbench.agent3d.render import read_frames
+
+    trial = make_trial("3.1", "test", 0, 4242)
+    folder = tmp_path / "scenario_3_unobserved_constraints" / "type_3.1" / "test_set" / "Trial_0"
+    write_trial(trial, folder, RenderOptions(mp4=False))
+    for name, video in named_videos(trial):
+        segmentation = read_frames(folder / name)["segmentation"]
+        stored = json.loads((folder / name / STATES_FILE).read_text())["frames"]
+        ids = [s.id for s in video.config.entities if s.kind in ("agent", "goal", "obstacle")]
+        for t, frame in enumerate(stored):
+            listed = {row["id"] for row in frame}
+            for entity_id in ids:
+                painted = int((segmentation[t] == entity_id).sum())
+                if abs(painted - MIN_VISIBLE_PIXELS) > 4:  # clear of the threshold
+                    assert (painted >= MIN_VISIBLE_PIXELS) == (entity_id in listed), (name, t)
