@@ -363,7 +363,11 @@ def load_trial(path: Path, raw_states: dict[str, Any] | None = None, *,
     path = Path(path)
     meta = read_json(path / TRIAL_FILE)
     where = path / TRIAL_FILE
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+    found = meta.get("format") if isinstance(meta, dict) else None
+    if isinstance(found, str) and found.startswith("socialbench-agent3d/") and found != FORMAT:
+        raise DataFileError(where, f"format {found!r}, not {FORMAT!r}: written by an older "
+                            f"socialbench; regenerate the dataset")
+    if found != FORMAT:
         raise DataFileError(where, f"not a socialbench AGENT trial (format {FORMAT!r} expected); "
                             f"released AGENT folders are read with agent3d.released")
     scenario = _field(meta, "scenario", int, where)
