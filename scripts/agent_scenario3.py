@@ -10,8 +10,9 @@ agent. Printed as a Markdown table, per type and for both.
 ``sheet --out PNG``: a few 3.1 and 3.2 test trials generated as the dataset makes them (seed 0,
 the first trials of the test split whose agent jumps and walks round), each rendered at the
 default 200 x 200: one row per video (familiarization, expected, surprising), six frames per
-row: while the agent moves (a frame where the occluder hides it is labelled ``hidden``), then
-the occluder falling and the scene it reveals.
+row: the agent's start, its highest frame (a jump's apex) and its arrival, then the occluder
+falling and the scene it reveals (familiarization: more frames of the walk); a frame whose
+states lack the agent is labelled ``hidden``.
 
 Run: ``nice -n 5 python scripts/agent_scenario3.py figures DIR`` and
 ``nice -n 5 python scripts/agent_scenario3.py sheet --out docs/img/agent/scenario3.png``
@@ -93,14 +94,19 @@ def _example_trials(count: int) -> list[Trial]:
 
 
 def _chosen_frames(video: Video) -> list[int]:
+    """While the agent moves: its start, its highest frame (a jump's apex; the middle of a
+    walk) and its arrival; then the occluder's fall (familiarization: two more moving frames
+    and the last)."""
     track = np.array(video.track(AGENT_ID))
     moving = np.flatnonzero(np.linalg.norm(np.diff(track, axis=0), axis=1) > MOVING_STEP) + 1
-    fall = occlusion(video, video_visibility(video)).reveal
     start, end = int(moving[0]), int(moving[-1])
-    if fall is None:  # familiarization: the whole walk
-        return [round(start + k * (end - start) / (COLUMNS - 1)) for k in range(COLUMNS)]
+    top = int(moving[np.argmax(track[moving, 2])])
+    apex = top if track[top, 2] > track[start, 2] + 0.05 else (start + end) // 2
+    fall = occlusion(video, video_visibility(video)).reveal
     last = len(video.frames) - 1
-    return [start, (start + end) // 2, end, fall, (fall + last) // 2, last]
+    if fall is None:
+        return [start, (start + apex) // 2, apex, (apex + end) // 2, end, last]
+    return [start, apex, end, fall, (fall + last) // 2, last]
 
 
 def sheet(out: Path) -> None:
