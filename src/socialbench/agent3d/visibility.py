@@ -280,12 +280,30 @@ def _pose_key(state: EntityState) -> tuple:
             tuple(round(v, 3) for v in state.orientation))
 
 
+# the last few videos counted, by identity: the generator checks a familiarization video's
+# pictures and then writes it (videos are not changed once simulated)
+_RECENT: list[tuple[Video, list, int, tuple[int, int], VideoVisibility]] = []
+_RECENT_SIZE = 4
+
+
 def video_visibility(video: Video, size: tuple[int, int] = REFERENCE_SIZE) -> VideoVisibility:
     """Every entity's showing and silhouette pixels in every frame, from the config's camera.
 
     Only bodies whose picture overlaps an entity's are tested in front of it, and a frame
     repeats the count of an earlier one when the entity and those bodies stand where they
-    stood then (static scenes, an agent standing still)."""
+    stood then (static scenes, an agent standing still). The same video object asked again
+    gets the same answer without recounting."""
+    for known, frames, count, known_size, result in _RECENT:
+        if known is video and frames is video.frames and count == len(frames) \
+                and known_size == size:
+            return result
+    result = _count_video(video, size)
+    _RECENT.append((video, video.frames, len(video.frames), size, result))
+    del _RECENT[:-_RECENT_SIZE]
+    return result
+
+
+def _count_video(video: Video, size: tuple[int, int]) -> VideoVisibility:
     rays = PixelRays.of(video.config.camera, size)
     specs = list(video.config.entities)
     ids = tuple(s.id for s in specs)
