@@ -303,6 +303,14 @@ def video_visibility(video: Video, size: tuple[int, int] = REFERENCE_SIZE) -> Vi
     return result
 
 
+# counts by what determines them (the camera, the picture's size, the shapes, sizes and poses
+# of an entity and of the bodies in front of it), shared by the videos of a trial: the
+# expected and surprising videos move the agent alike, familiarization mostly too
+_SHARED: dict[tuple, dict[tuple, tuple[int, int]]] = {}
+_SHARED_CAMERAS = 2
+_SHARED_COUNTS = 200_000
+
+
 def _count_video(video: Video, size: tuple[int, int]) -> VideoVisibility:
     rays = PixelRays.of(video.config.camera, size)
     specs = list(video.config.entities)
@@ -315,14 +323,15 @@ def _count_video(video: Video, size: tuple[int, int]) -> VideoVisibility:
         if spec.kind in _ALWAYS_SEEN:
             showing[:, k] = silhouette[:, k] = rays.width * rays.height
     column = {s.id: k for k, s in enumerate(specs)}
-    counts: dict[tuple, tuple[int, int]] = {}
+    counts = _shared_counts(video.config.camera, size)
     targets: dict[tuple, _Target | None] = {}
     windows: dict[tuple, Window | None] = {}
     first: dict[int, tuple] = {}  # each body's pose in the first frame that has it
     for t, frame in enumerate(video.frames):
         states = {s.id: s for s in frame}
         placed = {s.id: PlacedBody.at(s, states[s.id]) for s in solid if s.id in states}
-        pose = {i: (i, _pose_key(states[i])) for i in placed}
+        pose = {i: (placed[i].spec.shape, placed[i].spec.size, _pose_key(states[i]))
+                for i in placed}
         for i in placed:
             first.setdefault(i, pose[i])
         for i, body in placed.items():
@@ -335,7 +344,7 @@ def _count_video(video: Video, size: tuple[int, int]) -> VideoVisibility:
             key = (pose[i], tuple(pose[j] for j in near))
             if key not in counts:  # bodies where they first stood are tested once per pose
                 fixed = tuple(j for j in near if pose[j] == first[j])
-                base = (pose[i], fixed)
+                base = (pose[i], tuple(pose[j] for j in fixed))
                 if base not in targets:
                     targets[base] = _target(rays, placed[i], windows[pose[i]],
                                             [(placed[j], windows[pose[j]]) for j in fixed])
@@ -343,6 +352,17 @@ def _count_video(video: Video, size: tuple[int, int]) -> VideoVisibility:
                 counts[key] = _count(rays, targets[base], moving)  # type: ignore[arg-type]
             showing[t, column[i]], silhouette[t, column[i]] = counts[key]
     return VideoVisibility(ids, showing, silhouette)
+
+
+def _shared_counts(camera: Camera, size: tuple[int, int]) -> dict[tuple, tuple[int, int]]:
+    key = (camera, size)
+    if key not in _SHARED:
+        while len(_SHARED) >= _SHARED_CAMERAS:
+            del _SHARED[next(iter(_SHARED))]
+        _SHARED[key] = {}
+    if len(_SHARED[key]) > _SHARED_COUNTS:
+        _SHARED[key].clear()
+    return _SHARED[key]
 
 
 # ------------------------------------------------------------------------------ the view
