@@ -75,11 +75,12 @@ def _familiar(ctx: Context) -> tuple[Layout, Plan]:
     # to jump is walked round
     if ctx.rng.random() < 0.5:
         height = float(pick(ctx.rng, (0.3, 0.4, 0.6)))
-        length = float(pick(ctx.rng, constants.WALL_LENGTHS[2:]))
-    else:
+        length = float(pick(ctx.rng, constants.WALL_LENGTHS[3:]))  # long: jumping is cheaper
+        thickness = float(pick(ctx.rng, constants.WALL_THICKNESSES))
+    else:  # thin: the walk round a thicker wall's far end hides the agent too long (ours)
         height = constants.DETOUR_WALL_HEIGHT
         length = float(pick(ctx.rng, constants.WALL_LENGTHS[:3]))
-    thickness = float(pick(ctx.rng, constants.WALL_THICKNESSES))
+        thickness = constants.WALL_THICKNESSES[0]
     wall = placement.wall_across(x, base.row, height, thickness, length,
                                  offset=length / 2 - NEAR_OVERHANG)
     layout = base.with_changes(walls=[wall], occluder=occluder_for(base, wall))
