@@ -16,10 +16,10 @@ PROTOCOL_CHOICES = ("all", "G1", "G2", "G3", "G4")
               help="Dataset root (train_set and test_set folders, as `agent generate` writes).")
 @click.option("--observer", "observer", required=True,
               type=click.Choice(["bipack", "tomnet-g"]), help="The model to rate with.")
-@click.option("--protocol", type=click.Choice(PROTOCOL_CHOICES, case_sensitive=False),
-              default="all", show_default=True,
+@click.option("--protocol", default="all", show_default=True,
               help="all: train on every type; G1 leave one type out; G2 leave one scenario "
-                   "out; G3 single type; G4 single scenario.")
+                   "out; G3 single type; G4 single scenario. Several, comma-separated, share "
+                   "one pass over the videos (one table, or one JSON line, each).")
 @click.option("--max-train-per-type", type=click.IntRange(min=0), default=None,
               help="Use at most this many training trials per type (default: all).")
 @click.option("--epochs", type=click.IntRange(min=1), default=20, show_default=True,
@@ -38,9 +38,11 @@ PROTOCOL_CHOICES = ("all", "G1", "G2", "G3", "G4")
               help="G3/G4: also draw the train x test matrix into this PNG.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
+@click.option("--markdown", is_flag=True, help="Print Markdown tables (for docs).")
 def evaluate(data: Path, observer: str, protocol: str, max_train_per_type: int | None,
              epochs: int, device: str, checkpoints: Path | None, no_familiarization: bool,
-             calibration: str, heatmap: Path | None, seed: int, as_json: bool) -> None:
+             calibration: str, heatmap: Path | None, seed: int, as_json: bool,
+             markdown: bool) -> None:
     """Score OBSERVER on the test pairs under DATA with the paper's pairwise accuracy (ties
     half), per type, per scenario (weighted by test pairs) and overall."""
     from rich.console import Console
@@ -52,10 +54,15 @@ def evaluate(data: Path, observer: str, protocol: str, max_train_per_type: int |
         find_pairs,
         run_protocol,
     )
-    from socialbench.observers.agent.report import draw_heatmap, result_table
+    from socialbench.observers.agent.report import draw_heatmap, markdown_table, result_table
 
-    protocol = "all" if protocol.lower() == "all" else protocol.upper()
-    if heatmap is not None and protocol not in ("G3", "G4"):
+    protocols = ["all" if p.strip().lower() == "all" else p.strip().upper()
+                 for p in protocol.split(",") if p.strip()]
+    unknown = [p for p in protocols if p not in PROTOCOL_CHOICES]
+    if unknown or not protocols:
+        raise UserError(f"--protocol {protocol!r}: choose from {', '.join(PROTOCOL_CHOICES)}")
+    matrices = [p for p in protocols if p in ("G3", "G4")]
+    if heatmap is not None and len(matrices) != 1:
         raise UserError("--heatmap draws the G3/G4 matrix: use it with --protocol G3 or G4")
     pairs = find_pairs(data)
     if observer == "bipack":
@@ -69,11 +76,17 @@ def evaluate(data: Path, observer: str, protocol: str, max_train_per_type: int |
                 raise UserError(f"--device {device}: no CUDA device is available here")
         rater = ToMnetRater(data, pairs, max_train_per_type, progress=True, epochs=epochs,
                             device=device, seed=seed, checkpoints=checkpoints)
-    result = run_protocol(rater, protocol, sorted({p[0] for p in pairs}))
-    if heatmap is not None:
-        draw_heatmap(result, heatmap)
-    if as_json:
-        click.echo(json.dumps(result.as_json()))
-        return
-    Console().print(result_table(result, title=f"{observer} on {data}, protocol {protocol}: "
-                                                f"pairwise accuracy (ties half)"))
+    types = sorted({p[0] for p in pairs})
+    for name in protocols:
+        result = run_protocol(rater, name, types)
+        if heatmap is not None and name in ("G3", "G4"):
+            draw_heatmap(result, heatmap)
+        if as_json:
+            click.echo(json.dumps(result.as_json()))
+            continue
+        if markdown:
+            click.echo(f"\n{observer}, protocol {name} (pairwise accuracy, ties half):\n")
+            click.echo(markdown_table(result))
+            continue
+        Console().print(result_table(result, title=f"{observer} on {data}, protocol {name}: "
+                                                    f"pairwise accuracy (ties half)"))
