@@ -73,7 +73,8 @@ def draw_heatmap(result: ProtocolResult, path: Path) -> None:
     import numpy as np
 
     rows = list(result.matrix)
-    cols = sorted({c for r in result.matrix.values() for c in r})
+    found = {c for r in result.matrix.values() for c in r}
+    cols = [r for r in rows if r in found] + sorted(found - set(rows))  # the rows' order
     values = np.array([[result.matrix[r].get(c, np.nan) for c in cols] for r in rows])
     fig, ax = plt.subplots(figsize=(1 + 0.6 * len(cols), 1 + 0.5 * len(rows)))
     image = ax.imshow(values, vmin=0, vmax=1, cmap="viridis")
