@@ -39,7 +39,7 @@ from socialbench.bib.shapes import NEW, TRAIN, ShapeSet
 from socialbench.bib.tasks import EVAL_TASKS, TRAIN_TASKS, Built, Recipe, efficiency_time
 from socialbench.bib.validate.episode import validate_episodes
 from socialbench.bib.validate.pair import validate_pair
-from socialbench.bib.video import write_episode_video
+from socialbench.bib.video import write_episode_videos
 from socialbench.bib.world import BORDER, Resample
 from socialbench.core.errors import UserError
 from socialbench.core.files import atomic_write
@@ -263,10 +263,10 @@ def _build_job(job: Job, staging: Path) -> Written:
                              atomic=False)
     for (stem, _), (size, digest) in zip(episodes, written, strict=True):
         records[f"{stem}.json"] = {"bytes": size, "sha256": digest}
-    if p["video"]:
-        for stem, episode in episodes:
-            path = staging / f"{stem}.mp4"
-            write_episode_video(episode, path)
+    if p["video"]:  # a pair's shared trials are encoded once, for both videos
+        videos = [(episode, staging / f"{stem}.mp4") for stem, episode in episodes]
+        write_episode_videos(videos)
+        for (stem, _), (_, path) in zip(episodes, videos, strict=True):
             records[f"{stem}.mp4"] = {"bytes": path.stat().st_size, "sha256": sha256_file(path)}
     meta = {"task": recipe.name, "id": ident, "split": split.name, "index": p["index"],
             "seed": job.seed, "frames": frames, **built.meta}

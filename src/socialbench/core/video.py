@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -30,14 +31,7 @@ def write_mp4(path: Path, frames: Iterable[np.ndarray], fps: int, *, crf: int = 
             if stream is None:
                 height, width = frame.shape[:2]
                 stream = container.add_stream("libx264", rate=Fraction(fps))
-                stream.width, stream.height = width, height
-                stream.pix_fmt = "yuv420p"
-                stream.thread_count = 1
-                # no-mbtree: with x264's macroblock-tree rate control, 200-px-wide videos came
-                # out different from run to run (measured: 6 distinct files in 20 encodes of
-                # the same 63 frames; none in 100 without it; files ~25% larger)
-                stream.options = {"crf": str(crf), "preset": preset, "threads": "1",
-                                  "x264-params": "no-mbtree=1"}
+                configure_h264(stream.codec_context, width, height, crf, preset)
             video_frame = av.VideoFrame.from_ndarray(np.ascontiguousarray(frame), format="rgb24")
             for packet in stream.encode(video_frame):
                 container.mux(packet)
@@ -46,6 +40,20 @@ def write_mp4(path: Path, frames: Iterable[np.ndarray], fps: int, *, crf: int = 
             for packet in stream.encode():
                 container.mux(packet)
     return count
+
+
+def configure_h264(context: Any, width: int, height: int, crf: int = 18,
+                   preset: str = "veryfast") -> None:
+    """Set an H.264 encoder's size and quality settings (``write_mp4``'s, and those of the
+    segments in :mod:`socialbench.core.video_segments`, which must match it bit for bit)."""
+    context.width, context.height = width, height
+    context.pix_fmt = "yuv420p"
+    context.thread_count = 1
+    # no-mbtree: with x264's macroblock-tree rate control, 200-px-wide videos came out
+    # different from run to run (measured: 6 distinct files in 20 encodes of the same 63
+    # frames; none in 100 without it; files ~25% larger)
+    context.options = {"crf": str(crf), "preset": preset, "threads": "1",
+                       "x264-params": "no-mbtree=1"}
 
 
 def read_mp4(path: Path) -> np.ndarray:
