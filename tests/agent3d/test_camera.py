@@ -156,3 +156,16 @@ def test_generate_films_with_the_released_camera_when_asked(tmp_path):
         camera = json.loads(path.read_text())["camera"]
         assert camera["position"][:2] == pytest.approx(
             list(released_camera(False, 0.0).position[:2]))
+
+
+@pytest.mark.parametrize("two_goals", [False, True])
+def test_a_goal_on_the_highest_platform_stays_whole_in_the_frame(two_goals):
+    layout = _layout(two_goals, "cube")
+    beyond = layout.agent_x + (1.0 if layout.goals[0].x > layout.agent_x else -1.0) * 0.5
+    raised = placement.place(layout, beyond, ("platform", max(constants.PLATFORM_HEIGHTS)))
+    assert any(g.platform is not None for g in raised.goals)
+    config = raised.config(1, "1.2", "expected", 0, {})
+    framing = measure_framing(config, [_still(config).segmentation])
+    assert framing.goals_cut == () and framing.goals_unseen == ()
+    # the camera steps back for the raised goal, and only as far as it needs
+    assert config.camera != layout.config(1, "1.2", "expected", 0, {}).camera
