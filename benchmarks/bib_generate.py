@@ -123,7 +123,7 @@ def main() -> None:
         # timing the two stages apart.
         gc.enable()
         t_draw_plain = t_draw = t_encode = 0.0
-        t_once = _encode_once(root, [] if args.json_only else pairs)
+        t_once, t_once_plain = _encode_once(root, [] if args.json_only else pairs)
         for i, e in enumerate([] if args.json_only else episodes):
             t0 = clock()
             plain = Renderer()
@@ -171,7 +171,8 @@ def main() -> None:
     raw = n / t_encode
     print(f"  reference, raw encode of every frame written: {raw:6.2f} episodes/s")
     print(f"  encode once (each distinct trial of a pair once, then muxed): {n / t_once:6.2f} "
-          f"episodes/s ({t_encode / t_once:.2f} x raw encode)")
+          f"episodes/s ({t_encode / t_once:.2f} x raw encode; sharing alone, every frame "
+          f"converted to YUV: {t_encode / t_once_plain:.2f} x)")
     print(f"  end-to-end with video : {n / t_video:6.2f} episodes/s "
           f"({(n / t_video) / raw:.2f} x raw encode; target >= 1.6 x)")
     print(f"  end-to-end JSON only  : {n / t_json_only:6.2f} episodes/s "
@@ -185,21 +186,28 @@ def main() -> None:
     whole_command(args, split.name, tasks)
 
 
-def _encode_once(root: Path, pairs: list[list[Episode]]) -> float:
+def _encode_once(root: Path, pairs: list[list[Episode]]) -> tuple[float, float]:
     """CPU seconds to encode each pair's distinct trials once (frames drawn beforehand, untimed)
-    and mux its files, as ``bib.video.write_episode_videos`` does."""
-    total = 0.0
+    and mux its files, as ``bib.video.write_episode_videos`` does; and the same with every frame
+    converted to YUV (each frame a new view: the share of trials alone)."""
+    total = plain = 0.0
     for i, pair in enumerate(pairs):
         renderer = Renderer()
         drawn = {id(t): list(trial_frames(t, renderer)) for e in pair for t in e.trials}
-        t0 = time.process_time()
-        segments = {key: encode_segment(frames, FPS) for key, frames in drawn.items()}
-        for k, e in enumerate(pair):
-            write_segments_mp4(root / f"once{i}{'eu'[k]}.mp4",
-                               [segments[id(t)] for t in e.trials], FPS)
-        total += time.process_time() - t0
+        for views in (False, True):
+            t0 = time.process_time()
+            segments = {key: encode_segment((f[...] for f in frames) if views else frames, FPS)
+                        for key, frames in drawn.items()}
+            for k, e in enumerate(pair):
+                write_segments_mp4(root / f"once{i}{'eu'[k]}.mp4",
+                                   [segments[id(t)] for t in e.trials], FPS)
+            elapsed = time.process_time() - t0
+            if views:
+                plain += elapsed
+            else:
+                total += elapsed
         del drawn
-    return total
+    return total, plain
 
 
 def _print_json_only(split: str, n: int, n_tasks: int, per_task: int, files: int, frames: int,
