@@ -175,8 +175,9 @@ class Plan:
 def plan_paths(graph: Graph, start_xy: np.ndarray, goals_xyz: dict[int, np.ndarray],
                w_v: float, tolerance: float = 0.2) -> dict[int, list[Plan]]:
     """The least-cost plans from ``start_xy`` to each goal (empty where none reaches it): the
-    cheapest and, when another way past a wall with as many jumps (round its other end) costs
-    at most ``tolerance`` more, the cheapest such way too: RRT*'s samples would show both."""
+    cheapest and, when another way past a wall (round its other end, or over it instead of
+    round it) costs at most ``tolerance`` more, the cheapest such way too: RRT*'s sampled
+    trajectories would show both, and the observed path is compared with the nearer."""
     terrain = graph.terrain
     start = _nearest_walkable(terrain, start_xy)
     weights = graph.weights(w_v)
@@ -198,8 +199,7 @@ def plan_paths(graph: Graph, start_xy: np.ndarray, goals_xyz: dict[int, np.ndarr
         for via in near[np.argsort(-gap)][:8]:  # the farthest candidates first
             first = _backtrack(graph, pred, start, int(via))
             other = _join(first, _backtrack(graph, back_pred, target, int(via), reverse=True))
-            if (other.jumps.sum() == best.jumps.sum()
-                    and _encloses_wall(terrain, best.cells, other.cells)):
+            if _encloses_wall(terrain, best.cells, other.cells):
                 plans[goal].append(other)
                 break
     return plans
