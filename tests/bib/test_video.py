@@ -176,3 +176,25 @@ def test_same_pair_video_bytes_whatever_the_worker_count(tmp_path: Path) -> None
                      workers=workers, show_progress=False)
         trees.append({p.relative_to(out): p.read_bytes() for p in sorted(out.rglob("*.mp4"))})
     assert len(trees[0]) == 8 and trees[0] == trees[1]
+
+
+@pytest.mark.slow
+def test_a_generated_instrumental_pair_decodes_trial_by_trial_as_encoded_alone(
+        tmp_path: Path) -> None:
+    """Long trials (instrumental: up to ~570 frames, past x264's 250-frame keyframe interval):
+    the exact criterion and the closeness to one whole-episode encode, on generated files."""
+    gen.generate(tmp_path, "eval", tasks="instrumental_no_barrier", episodes=1, seed=3,
+                 workers=1, show_progress=False)
+    (found,) = find_pairs(tmp_path)
+    for json_path in (found.unexpected,):  # its test walks to the key first: the longest trial
+        assert json_path is not None
+        episode = load_episode(json_path)
+        video = read_mp4(json_path.with_suffix(".mp4"))
+        for k, (trial, start) in enumerate(zip(episode.trials, starts(episode), strict=True)):
+            write_mp4(tmp_path / "alone.mp4", trial_frames(trial), FPS)
+            assert np.array_equal(read_mp4(tmp_path / "alone.mp4"),
+                                  video[start:start + len(trial)]), (json_path.name, k)
+        write_mp4(tmp_path / "old.mp4", episode_frames(episode), FPS)
+        old = read_mp4(tmp_path / "old.mp4")
+        assert old.shape == video.shape
+        assert np.abs(old.astype(np.int16) - video).mean() < 1.0
