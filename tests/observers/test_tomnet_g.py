@@ -109,6 +109,7 @@ def test_evaluate_command_json(tiny):
     assert 0.0 <= out["overall"] <= 1.0
 
 
+@pytest.mark.slow
 def test_evaluate_g3_writes_a_matrix_and_heat_map(tiny, tmp_path):
     png = tmp_path / "g3.png"
     result = CliRunner().invoke(main, ["agent", "evaluate", "--data", str(tiny), "--observer",
