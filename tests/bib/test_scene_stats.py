@@ -25,7 +25,8 @@ from socialbench.bib.scene_stats import (
 from socialbench.bib.schema import Episode
 from socialbench.bib.world import HOME_COLOR, OBJECT_HALF, blocked_grid, place
 
-REAL = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "bib_real_samples"
+# The same place as the other tests that read the real files (a checkout may live anywhere).
+REAL = Path("/work/shared/data/bib_real_samples")
 
 
 @pytest.fixture(scope="module")
