@@ -7,13 +7,13 @@ import math
 import numpy as np
 import pytest
 
+from socialbench.agent3d.bodies import quaternion_matrices
 from socialbench.agent3d.framing import measure_framing
 from socialbench.agent3d.layout import constants, placement
 from socialbench.agent3d.layout.cameras import camera_style, released_camera, scene_camera
 from socialbench.agent3d.released import tdw_position
 from socialbench.agent3d.render import RenderOptions, render_frames
 from socialbench.agent3d.schema import EntitySpec, EntityState, SceneConfig, Video
-from socialbench.agent3d.shadows import rotation_matrices
 
 FULL = RenderOptions(width=200, height=200, frames="none", mp4=False)
 
@@ -55,9 +55,9 @@ def test_the_released_reader_and_the_layouts_share_one_conversion():
         q = rng.normal(size=4)
         q /= np.linalg.norm(q)
         v = rng.normal(size=3)
-        rotated = rotation_matrices(q[None])[0] @ v
+        rotated = quaternion_matrices(q[None])[0] @ v
         q_ours = np.asarray(constants.tdw_quaternion(tuple(q)))
-        np.testing.assert_allclose(rotation_matrices(q_ours[None])[0]
+        np.testing.assert_allclose(quaternion_matrices(q_ours[None])[0]
                                    @ np.asarray(constants.tdw_point(tuple(v))),
                                    constants.tdw_point(tuple(rotated)), atol=1e-9)
 

@@ -336,3 +336,14 @@ def _bowl() -> tuple[np.ndarray, np.ndarray]:
             upward = np.cross(vertices[tri[1]] - corner, vertices[tri[2]] - corner)[2] > 0
             triangles.append(tri if upward else (tri[0], tri[2], tri[1]))
     return vertices, np.asarray(triangles, dtype=int)
+
+
+def quaternion_matrices(quaternions: np.ndarray) -> np.ndarray:
+    """(N, 4) quaternions (x, y, z, w) -> (N, 3, 3) rotation matrices."""
+    q = quaternions / np.linalg.norm(quaternions, axis=1, keepdims=True)
+    x, y, z, w = q.T
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], axis=1),
+        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], axis=1),
+        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], axis=1),
+    ], axis=1)

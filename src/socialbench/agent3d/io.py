@@ -57,7 +57,7 @@ from typing import Any
 
 import numpy as np
 
-from socialbench.agent3d.bodies import ROUND_DIGITS, shape_mesh
+from socialbench.agent3d.bodies import ROUND_DIGITS, quaternion_matrices, shape_mesh
 from socialbench.agent3d.render import RenderOptions, render_video, segmentation_color
 from socialbench.agent3d.schema import (
     FPS,
@@ -289,17 +289,6 @@ def entity_table(entities: Sequence[EntitySpec]) -> list[dict[str, Any]]:
 
 def _state(frame: Sequence[EntityState], entity_id: int) -> EntityState | None:
     return next((s for s in frame if s.id == entity_id), None)
-
-
-def quaternion_matrices(quaternions: np.ndarray) -> np.ndarray:
-    """(N, 4) quaternions (x, y, z, w) -> (N, 3, 3) rotation matrices."""
-    q = quaternions / np.linalg.norm(quaternions, axis=1, keepdims=True)
-    x, y, z, w = q.T
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], axis=1),
-        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], axis=1),
-        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], axis=1),
-    ], axis=1)
 
 
 def world_boxes(spec: EntitySpec, states: Sequence[EntityState | None]) -> list[dict | None]:

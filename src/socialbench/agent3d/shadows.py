@@ -17,21 +17,11 @@ import numpy as np
 from PIL import Image, ImageDraw
 from scipy.spatial import ConvexHull, QhullError
 
-from socialbench.agent3d.bodies import shape_mesh
+from socialbench.agent3d.bodies import quaternion_matrices, shape_mesh
 from socialbench.agent3d.schema import EntitySpec, EntityState
 
 RECEIVER_KINDS = ("floor",)  # what shadows fall on
 SKIP_KINDS = ("floor", "room")  # what casts none
-
-
-def rotation_matrices(quaternions: np.ndarray) -> np.ndarray:
-    """(N, 3, 3) rotation matrices of (N, 4) quaternions (x, y, z, w)."""
-    x, y, z, w = (quaternions[:, k] for k in range(4))
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
-        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
-        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1),
-    ], axis=1)
 
 
 class DropShadows:
@@ -99,7 +89,7 @@ class DropShadows:
     def _project(self, entity_id: int, state: EntityState, plane: float
                  ) -> list[list[tuple[float, float]]]:
         """The image outline (pixel corners) of the entity's shadow on the plane, if any."""
-        rotation = rotation_matrices(np.asarray([state.orientation], dtype=float))[0]
+        rotation = quaternion_matrices(np.asarray([state.orientation], dtype=float))[0]
         points = self.meshes[entity_id] @ rotation.T + np.asarray(state.position)
         if points[:, 2].max() <= plane + 1e-3:  # below or in the plane: nothing to cast
             return []
