@@ -17,7 +17,7 @@ import numpy as np
 from socialbench.agent3d.episodes import load_episode
 from socialbench.agent3d.schema import TRIAL_TYPES
 from socialbench.core.errors import UserError
-from socialbench.core.metrics import relative_accuracy
+from socialbench.core.metrics import pairwise_accuracy
 from socialbench.core.progress import progress_bar
 from socialbench.observers.agent.protocols import (
     SCENARIO_NAMES,
@@ -58,9 +58,9 @@ def weighted(accuracy: dict[str, float], pairs: dict[str, int],
 
 
 def _accuracy(ratings: list[tuple[float, float]]) -> float:
-    e = [r[0] for r in ratings]
-    u = [r[1] for r in ratings]
-    return relative_accuracy(e, u, ties="half")
+    """AGENT's pairwise accuracy: every surprising rating against every expected one of the
+    type (agent spec, "Metric"), not BIB's pair-by-pair comparison."""
+    return pairwise_accuracy([r[1] for r in ratings], [r[0] for r in ratings], ties="half")
 
 
 class FoldRater:
