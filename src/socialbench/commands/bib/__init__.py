@@ -9,6 +9,7 @@ import click
 from socialbench.commands.bib.audit import audit
 from socialbench.commands.bib.evaluate import evaluate
 from socialbench.commands.bib.generate import generate
+from socialbench.commands.bib.shards import shards
 from socialbench.commands.bib.train import train
 from socialbench.commands.bib.validate import validate
 
@@ -18,5 +19,5 @@ def bib() -> None:
     """BIB (Baby Intuitions Benchmark): generate, validate and evaluate datasets."""
 
 
-for _command in (generate, validate, evaluate, audit, train):
+for _command in (generate, validate, evaluate, audit, train, shards):
     bib.add_command(_command)

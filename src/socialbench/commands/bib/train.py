@@ -17,10 +17,14 @@ PAPER_BACKGROUND = {"single_object": (0.88, 0.67), "preference": (0.92, 0.57),
 @click.command(name="train")
 @click.option("--observer", "observer_name", default="mask", show_default=True,
               help="Learned observer to train.")
-@click.option("--train", "train_dirs", required=True, multiple=True,
+@click.option("--train", "train_dirs", multiple=True,
               type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Root of a training set (task folders of *e.json files); repeat it to train "
                    "on several sets together.")
+@click.option("--shards", "shards", default=None,
+              type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Train the mask model on pre-tensorised shards instead (a folder made by "
+                   "`socialbench bib shards`; memory-mapped, no JSON read).")
 @click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="Checkpoint to write. OUT.resume (state after each epoch, for resuming) and "
                    "OUT.data-*.npz (the train and validation arrays) are kept beside it.")
@@ -34,7 +38,8 @@ PAPER_BACKGROUND = {"single_object": (0.88, 0.67), "preference": (0.92, 0.57),
 @click.option("--threads", default=1, show_default=True, type=click.IntRange(min=1),
               help="PyTorch CPU threads (results are reproducible for a given thread count).")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
-def train(observer_name: str, train_dirs: tuple[Path, ...], out: Path, epochs: int,
+def train(observer_name: str, train_dirs: tuple[Path, ...], shards: Path | None, out: Path,
+          epochs: int,
           max_episodes: int | None, seed: int, batch_size: int, lr: float, threads: int,
           quiet: bool) -> None:
     """Train a learned observer on expected-only training episodes and save a checkpoint.
@@ -49,13 +54,22 @@ def train(observer_name: str, train_dirs: tuple[Path, ...], out: Path, epochs: i
         raise UserError("`bib train` needs PyTorch: pip install torch==2.13.0 && "
                         "pip install -e '.[torch]'") from None
 
-    from socialbench.observers.bib.training import train_observer
+    from socialbench.observers.bib.training import train_from_shards, train_observer
 
+    if bool(train_dirs) == (shards is not None):
+        raise UserError("give either --train DIR (episode files) or --shards DIR (made by "
+                        "`socialbench bib shards`)")
+    if shards is not None and max_episodes is not None:
+        raise UserError("--max-episodes applies to --train; build smaller shards instead")
     torch.set_num_threads(threads)
     started = time.perf_counter()
-    _, metrics = train_observer(observer_name, train_dirs, out=out, max_per_task=max_episodes,
-                                progress=not quiet, epochs=epochs, batch_size=batch_size, lr=lr,
-                                seed=seed)
+    options = {"epochs": epochs, "batch_size": batch_size, "lr": lr, "seed": seed}
+    if shards is not None:
+        _, metrics = train_from_shards(observer_name, shards, out=out, progress=not quiet,
+                                       **options)
+    else:
+        _, metrics = train_observer(observer_name, train_dirs, out=out,
+                                    max_per_task=max_episodes, progress=not quiet, **options)
     elapsed = time.perf_counter() - started
     _print_table(metrics)
     click.echo(f"saved {out} ({elapsed:.1f} s in all)")

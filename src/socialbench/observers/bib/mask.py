@@ -63,6 +63,7 @@ from socialbench.observers.bib.mask_data import (
     save_arrays,
     tensorize,
 )
+from socialbench.observers.bib.shards import ShardSet, prefetched
 from socialbench.voe.observer import EpisodeView, LearnedObserver
 from socialbench.voe.registry import register_observer
 
@@ -204,7 +205,7 @@ class MaskNet(nn.Module):
         return self.decoder(test_state, embeddings.reshape(b, k, -1).mean(dim=1))
 
 
-def _batch(arrays: EpisodeArrays, index: np.ndarray) -> tuple[torch.Tensor, ...]:
+def _batch(arrays: EpisodeArrays | ShardSet, index: np.ndarray) -> tuple[torch.Tensor, ...]:
     """Float tensors (fam states, fam masks, test state, test mask) for some episodes."""
     states = torch.from_numpy(arrays.states[index]).float()
     masks = torch.from_numpy(arrays.masks[index]).float()
@@ -263,8 +264,8 @@ class MaskObserver(LearnedObserver[EpisodeView[Trial]]):
 
     # --- training ------------------------------------------------------------------------
 
-    def fit(self, train: Sequence[Episode] | EpisodeArrays,
-            validation: Sequence[Episode] | EpisodeArrays = (), *, epochs: int = 5,
+    def fit(self, train: Sequence[Episode] | EpisodeArrays | ShardSet,
+            validation: Sequence[Episode] | EpisodeArrays | ShardSet = (), *, epochs: int = 5,
             batch_size: int = 64, lr: float = 1e-3, seed: int = 0,
             state_path: Path | None = None, cache_prefix: Path | None = None,
             progress: bool = True, **unused: Any) -> dict[str, float]:
@@ -276,6 +277,9 @@ class MaskObserver(LearnedObserver[EpisodeView[Trial]]):
         interrupted and resumed run ends with the same weights as an uninterrupted one.
         ``cache_prefix``: episode files given as :class:`EpisodeFiles` are read once and their
         arrays kept at ``PREFIX-train.npz`` / ``PREFIX-validation.npz`` for later runs.
+        A :class:`~.shards.ShardSet` trains from its memory-mapped shards (batches gathered
+        across shards, the next one loaded while the model trains on this one); a validation
+        ShardSet is copied into memory (it is rated whole after every epoch).
         Returns the last epoch's train loss and validation loss, precision and recall.
         """
         if unused:
@@ -284,6 +288,8 @@ class MaskObserver(LearnedObserver[EpisodeView[Trial]]):
             raise UserError("epochs and batch size must be >= 1 and the learning rate > 0")
         train_a = self._as_arrays(train, _cache(cache_prefix, "train"), progress)
         val_a = self._as_arrays(validation, _cache(cache_prefix, "validation"), progress)
+        if isinstance(val_a, ShardSet):
+            val_a = val_a.load()
         if len(train_a) == 0:
             raise UserError("the mask model needs at least one training episode")
         options = {"epochs": epochs, "batch_size": batch_size, "lr": lr, "seed": seed}
@@ -307,12 +313,11 @@ class MaskObserver(LearnedObserver[EpisodeView[Trial]]):
                     order = rng_for(seed, "mask-shuffle", epoch).permutation(len(train_a))
                     batches = [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
                     task = bar.add_task(f"mask epoch {epoch + 1}/{epochs}", total=len(batches))
+                    batches = [b for b in batches if len(b) >= 2]  # batch norm needs two
                     self.net.train()
                     total, count = 0.0, 0
-                    for index in batches:
-                        if len(index) < 2:
-                            continue  # batch norm needs two samples
-                        fam_s, fam_m, test_s, test_m = _batch(train_a, index)
+                    for index, tensors in prefetched(lambda i: _batch(train_a, i), batches):
+                        fam_s, fam_m, test_s, test_m = tensors
                         loss = loss_fn(self.net(fam_s, fam_m, test_s), test_m)
                         optimizer.zero_grad()
                         loss.backward()
@@ -336,9 +341,11 @@ class MaskObserver(LearnedObserver[EpisodeView[Trial]]):
                               "validation_episodes": len(val_a)}
         return {k: float(v) for k, v in history[-1].items() if k != "epoch"} if history else {}
 
-    def _recalibrate_batch_norm(self, arrays: EpisodeArrays, batch_size: int) -> None:
+    def _recalibrate_batch_norm(self, arrays: EpisodeArrays | ShardSet,
+                                batch_size: int) -> None:
         """Set batch norm's running statistics to their averages over (up to BN_EPISODES)
-        training episodes under the current weights ("precise BN", ours).
+        training episodes, evenly spaced over the set so every task is in them, under the
+        current weights ("precise BN", ours).
 
         The running averages kept during training lag behind the weights; on small or early
         runs that makes predictions in eval mode far worse than in training mode.
@@ -348,10 +355,11 @@ class MaskObserver(LearnedObserver[EpisodeView[Trial]]):
             m.reset_running_stats()
             m.momentum = None  # cumulative average over the batches below
         n = min(len(arrays), BN_EPISODES)
+        spread = np.unique(np.linspace(0, len(arrays) - 1, n).round().astype(np.int64))
         self.net.train()
         with torch.no_grad():
-            for start in range(0, n, batch_size):
-                index = np.arange(start, min(start + batch_size, n))
+            for start in range(0, len(spread), batch_size):
+                index = spread[start:start + batch_size]
                 if len(index) >= 2:
                     fam_s, fam_m, test_s, _ = _batch(arrays, index)
                     self.net(fam_s, fam_m, test_s)
@@ -375,10 +383,16 @@ class MaskObserver(LearnedObserver[EpisodeView[Trial]]):
             metrics[f"recall{suffix}"] = recall
         return metrics
 
-    def _as_arrays(self, episodes: Sequence[Episode] | EpisodeArrays, cache: Path | None = None,
-                   progress: bool = False) -> EpisodeArrays:
+    def _as_arrays(self, episodes: Sequence[Episode] | EpisodeArrays | ShardSet,
+                   cache: Path | None = None, progress: bool = False,
+                   ) -> EpisodeArrays | ShardSet:
         """The episodes as arrays; files are read once and cached at ``cache`` (keyed by the
         files' paths, sizes and modification times: ~2 MB of JSON become ~23 kB)."""
+        if isinstance(episodes, ShardSet):
+            if episodes.channels != self.config.channels:
+                raise UserError(f"the shards under {episodes.root} were built with another "
+                                f"channel map than the model's; rebuild them")
+            return episodes
         if isinstance(episodes, EpisodeArrays):
             return episodes
         key = None

@@ -72,6 +72,29 @@ def train_observer(name: str, roots: Sequence[Path | str], *, out: Path | None =
     return observer, metrics
 
 
+def train_from_shards(name: str, root: Path | str, *, out: Path | None = None,
+                      progress: bool = True,
+                      **fit_options: Any) -> tuple[LearnedObserver, dict[str, float]]:
+    """Fit learned observer ``name`` on a shard folder (``socialbench bib shards``), split 80/20
+    by sorted name within each task as :func:`training_files` splits files; save it to ``out``
+    (with ``OUT.resume`` beside it). Only observers that train on the mask arrays take shards."""
+    from socialbench.observers.bib.shards import ShardSet
+
+    observer = make_observer("bib", name)
+    if name != "mask" or not isinstance(observer, LearnedObserver):
+        raise UserError(f"--shards holds the mask model's arrays: observer {name!r} cannot train "
+                        f"on them (give --train DIR of episode files)")
+    train, validation = ShardSet(root).split()
+    if out is not None:
+        out = Path(out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fit_options = {"state_path": out.with_name(f"{out.name}.resume"), **fit_options}
+    metrics = observer.fit(train, validation, progress=progress, **fit_options)
+    if out is not None:
+        observer.save(out)
+    return observer, metrics
+
+
 def ready_observer(name: str, *, train: Path | None = None, checkpoint: Path | None = None,
                    console: Console | None = None) -> Observer:
     """Build observer ``name``; fit (``train``) and/or load/save (``checkpoint``) learned ones.
