@@ -1,8 +1,12 @@
 """The mask model's evaluation table in docs/mask.md: one checkpoint's predictions rated three ways.
 
     python scripts/mask_ratings.py CHECKPOINT DATA [--markdown]
+    python scripts/mask_ratings.py CHECKPOINT --generate eval [--episodes N] [--seed S]
 
-Rates every expected/unexpected pair under DATA (each file read once) with the checkpoint's
+Rates every expected/unexpected pair under DATA (each file read once), or with ``--generate``
+every pair ``socialbench bib generate --split SPLIT --no-video --seed S [--episodes N]`` would
+write, built in memory one pair at a time (the paper's 9,000 evaluation pairs are ~49 GB of
+JSON; the ratings equal the files': tests/observers/test_mask_shards.py), with the checkpoint's
 per-step surprise in three ways: ``new-cell`` with the max over steps (the default, as
 ``socialbench bib evaluate --observer mask`` rates), ``path-mean`` with the max, and
 ``new-cell`` with the mean over steps; prints, per sub-evaluation, relative accuracy (ties
@@ -12,14 +16,17 @@ half; 95 % bootstrap interval for the default) and ROC AUC beside the paper's ma
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 import numpy as np
 
 from socialbench.bib.io import load_episode
+from socialbench.bib.io.layout import EVALUATION_TASKS
 from socialbench.bib.published import AUC, RELATIVE_ACCURACY
 from socialbench.observers.bib.evaluation import collect_pairs
 from socialbench.observers.bib.mask import MaskObserver
+from socialbench.observers.bib.shards import generated_pairs
 from socialbench.voe.evaluate import PairRating, summarize
 from socialbench.voe.observer import view_of
 
@@ -31,20 +38,33 @@ RATINGS = (("new-cell, max", "new-cell", "max"), ("path-mean, max", "path-mean",
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("checkpoint", type=Path)
-    parser.add_argument("data", type=Path)
+    parser.add_argument("data", type=Path, nargs="?")
+    parser.add_argument("--generate", metavar="SPLIT", help="rate a generated split in memory")
+    parser.add_argument("--episodes", type=int, default=None, help="pairs per task (--generate)")
+    parser.add_argument("--seed", type=int, default=0, help="generator seed (--generate)")
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
+    if (args.data is None) == (args.generate is None):
+        parser.error("give DATA or --generate SPLIT")
     observers = {mode: MaskObserver(checkpoint=args.checkpoint, surprise_mode=mode)
                  for mode in {mode for _, mode, _ in RATINGS}}
     ratings: dict[str, list[PairRating]] = {label: [] for label, _, _ in RATINGS}
-    for task, expected, unexpected in collect_pairs(args.data):
-        seen = [view_of(load_episode(path)) for path in (expected, unexpected)]
+    if args.generate:
+        pairs = ((task, name, [e, u]) for task, name, e, u in
+                 generated_pairs(args.generate, episodes=args.episodes, seed=args.seed))
+    else:
+        pairs = ((task, e.stem[:-1], [load_episode(e), load_episode(u)])
+                 for task, e, u in collect_pairs(args.data))
+    for count, (task, name, episodes) in enumerate(pairs, 1):
+        if count % 500 == 0:
+            print(f"rated {count} pairs", file=sys.stderr, flush=True)
+        seen = [view_of(episode) for episode in episodes]
         steps = {mode: [np.asarray(o.surprise_per_step(v), float) for v in seen]
                  for mode, o in observers.items()}
         for label, mode, reduce in RATINGS:
             e, u = (float(getattr(np, reduce)(s)) if s.size else 0.0 for s in steps[mode])
-            ratings[label].append(PairRating(task, expected.stem[:-1], e, u))
-    results = {label: summarize(rated) for label, rated in ratings.items()}
+            ratings[label].append(PairRating(task, name, e, u))
+    results = {label: summarize(rated, order=EVALUATION_TASKS) for label, rated in ratings.items()}
     default = results[RATINGS[0][0]]
     if args.markdown:
         others = " | ".join(f"{label}: Rel / AUC" for label, _, _ in RATINGS[1:])

@@ -18,9 +18,11 @@ from socialbench.bib.io.read import EpisodeFiles  # noqa: E402
 from socialbench.cli import main  # noqa: E402
 from socialbench.core.errors import DataFileError, UserError  # noqa: E402
 from socialbench.observers.bib import shards as sh  # noqa: E402
+from socialbench.observers.bib.evaluation import collect_pairs, evaluate_observer  # noqa: E402
 from socialbench.observers.bib.mask import MaskObserver  # noqa: E402
 from socialbench.observers.bib.mask_data import ChannelMap, tensorize  # noqa: E402
 from socialbench.observers.bib.training import train_from_shards, training_files  # noqa: E402
+from socialbench.voe.observer import view_of  # noqa: E402
 
 TASKS = "single_object,instrumental_action"
 
@@ -161,3 +163,20 @@ def test_shards_and_train_commands(tmp_path):
     assert (tmp_path / "m.pt").is_file()
     result = runner.invoke(main, ["bib", "train", "--out", str(tmp_path / "m.pt")])
     assert result.exit_code != 0 and "either --train DIR" in result.output
+
+
+def test_generated_pairs_rate_as_their_files(tmp_path):
+    """Pairs built in memory get the ratings `bib evaluate` gives the written files."""
+    tasks = "preference,efficiency_path,instrumental_blocking_barrier"
+    generate(tmp_path, "eval", tasks=tasks, episodes=2, seed=1, video=False, workers=1,
+             show_progress=False)
+    torch.manual_seed(0)
+    observer = MaskObserver()  # untrained: random weights rate every path differently
+    from_files, _ = evaluate_observer(observer, collect_pairs(tmp_path), progress=False)
+    in_memory = [(task, name, observer.surprise(view_of(e)), observer.surprise(view_of(u)))
+                 for task, name, e, u in sh.generated_pairs("eval", tasks=tasks, episodes=2,
+                                                            seed=1)]
+    # (a file's rating is named by the expected file's stem, <id>e)
+    assert [(r.task, r.name.removesuffix("e"), r.expected, r.unexpected)
+            for r in from_files] == in_memory
+    assert len({r for _, _, *pair in in_memory for r in pair}) >= 6  # not a constant rating

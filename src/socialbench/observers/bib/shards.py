@@ -65,9 +65,10 @@ def generator_fingerprint() -> str:
 # ----------------------------------------------------------------------------- in memory
 
 
-def expected_episode(job: Job) -> Episode:
-    """The expected episode ``bib generate`` writes for ``job`` (one of :func:`gen.make_jobs`),
-    built in memory: the same recipe, seed, scene style and border quirk, no files."""
+def generated_episodes(job: Job) -> list[Episode]:
+    """The episodes ``bib generate`` writes for ``job`` (one of :func:`gen.make_jobs`), built in
+    memory: the same recipe, seed, scene style, time control and border quirk, no files. The
+    expected episode, then (evaluation splits) the unexpected one."""
     p = job.params
     split = gen.SPLITS[p["split"]]
     recipe = split.tasks[p["task"]]
@@ -76,8 +77,28 @@ def expected_episode(job: Job) -> Episode:
         built = gen.build_episode(recipe, split.shapes, job.seed, p["index"], scene_style=look)
     repeats = p.get("border_repeats")
     gen.list_border_repeats(built, look.border_repeats if repeats is None else repeats, job.seed)
-    return Episode(trials=built.expected, name=gen.episode_id(p["index"], recipe.code),
-                   task=recipe.name, expected=True)
+    name = gen.episode_id(p["index"], recipe.code)
+    outcomes = [(True, built.expected)]
+    if built.unexpected is not None:
+        outcomes.append((False, built.unexpected))
+    return [Episode(trials=trials, name=name, task=recipe.name, expected=expected)
+            for expected, trials in outcomes]
+
+
+def generated_pairs(split: str = "eval", *, tasks: str | Sequence[str] | None = None,
+                    episodes: int | None = None, seed: int = 0,
+                    ) -> Iterator[tuple[str, str, Episode, Episode]]:
+    """``(task, name, expected, unexpected)`` for every pair ``bib generate --split SPLIT
+    --no-video`` writes with these options (default counts: the paper's), built one at a time
+    in memory: an evaluation set too large for the disk as JSON can still be rated."""
+    chosen = gen.get_split(split)
+    if chosen.name == "train":
+        raise UserError("the train split has no expected/unexpected pairs")
+    names = gen.parse_tasks(chosen, tasks)
+    sizes = gen.task_counts(chosen, names, "paper", episodes)
+    for job in gen.make_jobs(chosen, names, sizes, seed, False):
+        expected, unexpected = generated_episodes(job)
+        yield job.params["task"], expected.name, expected, unexpected
 
 
 @dataclass(frozen=True)
@@ -171,7 +192,7 @@ def build_shards(out: Path | str, plans: Sequence[ShardPlan], *,
 
 
 def _build_one(out: Path, plan: ShardPlan, channels: ChannelMap) -> dict[str, Any]:
-    arrays = tensorize((expected_episode(job) for job in plan.jobs), channels)
+    arrays = tensorize((generated_episodes(job)[0] for job in plan.jobs), channels)
     files = {}
     for kind in ROW_SHAPES:
         name = f"{plan.stem}.{kind}.npy"
