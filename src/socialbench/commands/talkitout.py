@@ -11,6 +11,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from socialbench.commands.backend import backend_options
 from socialbench.core.errors import UserError
 from socialbench.core.files import atomic_write
 from socialbench.talkitout.env import PAPER_T_MAX
@@ -191,6 +192,7 @@ def train(model_name: str, exploration_bonus: bool, variant: str, frames: int, s
               help="Runs trained at once (each gets cores / workers PyTorch threads).")
 @click.option("--precision", type=click.Choice(["bf16", "fp32"]), default="bf16",
               show_default=True)
+@backend_options(writes=("out",))
 def study(conditions: str, variants: str, seeds: int, frames: int, episodes: int, out: str,
           workers: int, precision: str) -> None:
     """Every condition x variant x seed trained, evaluated and tabulated (Table 1);

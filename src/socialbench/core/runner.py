@@ -12,7 +12,9 @@ the order jobs finish in. The runner gives every generator, once:
   leaves a half-written file under its final name;
 * a manifest (``manifest.json``) with every file's size and SHA-256, sorted by path, written
   atomically when all jobs are done. The journal is removed then, so finished datasets made with
-  the same seed are byte-identical whatever the worker count.
+  the same seed are byte-identical whatever the worker count;
+* a backend: local worker processes, or Ray tasks (``core.backends``: ``--backend ray``) whose
+  files come back to this process, which writes them the same way.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from socialbench.core.allocator import keep_freed_memory
+from socialbench.core.backends import Backend, current_backend
 from socialbench.core.errors import UserError
 from socialbench.core.files import atomic_write
 from socialbench.core.paths import safe_join
@@ -89,7 +92,7 @@ _STAGING_READY: set[tuple[str, int]] = set()
 _MAX_KEPT_FOLDERS = 32  # more empty sub-folders than this (one per job, say): start afresh
 
 
-def _staging_folder(out_dir: Path) -> Path:
+def staging_folder(out_dir: Path) -> Path:
     """This process's private staging folder, emptied on its first use by this process."""
     pid = os.getpid()  # a forked worker gets its own: it does not inherit the parent's
     staging = out_dir / STAGING_NAME / f"p{pid}"
@@ -105,10 +108,13 @@ def _reset(staging: Path) -> None:
 
 
 def _build_one(args: tuple[Builder, Job, str]) -> tuple[str, dict[str, dict[str, Any]]]:
-    """Build a job in its staging folder, move its files into place, return their records."""
     builder, job, out_dir_text = args
-    out_dir = Path(out_dir_text)
-    staging = _staging_folder(out_dir)
+    return build_job(builder, job, Path(out_dir_text))
+
+
+def build_job(builder: Builder, job: Job, out_dir: Path) -> tuple[str, dict[str, dict[str, Any]]]:
+    """Build a job in its staging folder, move its files into place, return their records."""
+    staging = staging_folder(out_dir)
     try:
         returned = builder(job, staging)
     except BaseException:
@@ -130,16 +136,23 @@ def _build_one(args: tuple[Builder, Job, str]) -> tuple[str, dict[str, dict[str,
                             "sha256": digest if digest is not None else sha256_file(src)}
         too_many_folders = len(entries) - len(produced) > _MAX_KEPT_FOLDERS
     for rel in rels:
-        pure = PurePosixPath(rel)  # the builder's own names: a lexical check is enough
-        if pure.is_absolute() or ".." in pure.parts:
-            raise ValueError(f"builder wrote {rel!r}: paths must stay inside staging")
-        _move_into_place(staging / pure, out_dir / pure)
+        pure = checked_relative(rel)
+        move_into_place(staging / pure, out_dir / pure)
     if too_many_folders:
         _reset(staging)
     return job.name, records
 
 
-def _move_into_place(src: Path, dst: Path) -> None:
+def checked_relative(rel: str) -> PurePosixPath:
+    """A builder's file name, refused when it would leave the output folder (its own names: a
+    lexical check is enough)."""
+    pure = PurePosixPath(rel)
+    if pure.is_absolute() or ".." in pure.parts:
+        raise ValueError(f"builder wrote {rel!r}: paths must stay inside staging")
+    return pure
+
+
+def move_into_place(src: Path, dst: Path) -> None:
     """``os.replace(src, dst)``, making dst's folder when it is missing (tried first: a job's
     folders almost always exist already, and each mkdir is a system call)."""
     try:
@@ -192,13 +205,16 @@ def run_jobs(
     description: str = "generating",
     dataset_info: Mapping[str, Any] | None = None,
     show_progress: bool = True,
+    backend: Backend | None = None,
 ) -> dict[str, Any]:
     """Build every job not already built and write the manifest; return the manifest.
 
     ``dataset_info`` (generator name, seed, options) is stored in the manifest; re-running into a
     folder whose manifest or journal was made with different options is refused, so two datasets
-    are never silently mixed.
+    are never silently mixed. ``backend`` (default: the command's, ``core.backends``) says where
+    jobs run; with Ray, ``workers`` only sizes a Ray instance started on this machine.
     """
+    backend = backend or current_backend()
     if workers < 1:
         raise UserError(f"--workers must be at least 1, got {workers}")
     names = [job.name for job in jobs]
@@ -230,9 +246,11 @@ def run_jobs(
     _STAGING_READY.discard((str(out_dir), os.getpid()))  # the folder may be gone: remake it
     with open(journal_path, "a") as journal, progress_bar(show=show_progress) as progress:
         task = progress.add_task(description, total=len(jobs), completed=len(jobs) - len(todo))
-        for name, files in _map(builder, todo, out_dir, workers):
+        for name, files in _map(builder, todo, out_dir, workers, backend):
             journal.write(json.dumps({"job": name, "files": files}, sort_keys=True) + "\n")
             journal.flush()
+            if backend.is_ray:
+                os.fsync(journal.fileno())  # its files were synced: so is their record
             done[name] = files
             progress.advance(task)
 
@@ -273,8 +291,13 @@ def _manifest(info: Mapping[str, Any], jobs: Mapping[str, Mapping[str, Any]]) ->
     }
 
 
-def _map(builder: Builder, todo: Sequence[Job], out_dir: Path,
-         workers: int) -> Iterator[tuple[str, dict[str, dict[str, Any]]]]:
+def _map(builder: Builder, todo: Sequence[Job], out_dir: Path, workers: int,
+         backend: Backend) -> Iterator[tuple[str, dict[str, dict[str, Any]]]]:
+    if backend.is_ray and todo:
+        from socialbench.core.backends.ray_jobs import map_on_ray  # imports Ray
+
+        yield from map_on_ray(builder, todo, out_dir, backend, workers)
+        return
     args = [(builder, job, str(out_dir)) for job in todo]
     if workers == 1 or len(todo) <= 1:
         keep_freed_memory()
@@ -288,7 +311,6 @@ def _map(builder: Builder, todo: Sequence[Job], out_dir: Path,
     finally:
         pool.terminate()
         pool.join()
-
 
 
 def load_manifest(root: Path) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from itertools import combinations
@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from socialbench.core.backends import current_backend
 from socialbench.core.errors import UserError
 from socialbench.core.files import atomic_write
 from socialbench.rl.conditions import PAPER_LABELS, PAPER_TABLE_1, parse_condition
@@ -115,18 +116,34 @@ def run_study(out: str | Path, conditions: Sequence[str], variants: Sequence[str
     done = read_results(out)
     todo = [j for j in jobs if j.key not in done
             or (parse_condition(j.condition).trained and done[j.key]["frames"] < j.frames)]
-    if todo:
-        # Spawned, not forked: a forked PyTorch process can hang on its parent's thread pool.
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
-            futures = [pool.submit(run_job, job, out) for job in todo]
-            for future in as_completed(futures):
-                entry = future.result()
-                with open(out / RESULTS, "a") as handle:
-                    handle.write(json.dumps(entry) + "\n")
-                if on_result is not None:
-                    on_result(entry)
+    for entry in _run_all(todo, out, workers):
+        with open(out / RESULTS, "a") as handle:
+            handle.write(json.dumps(entry) + "\n")
+        if on_result is not None:
+            on_result(entry)
     return write_table(out, conditions, variants, seeds)
+
+
+def _run_all(todo: Sequence[Job], out: Path, workers: int) -> Iterator[dict[str, Any]]:
+    """Each run's result as it finishes: in local processes, or as Ray tasks of ``threads``
+    CPUs each under ``--backend ray`` (``out`` then on a filesystem every node sees, checked
+    by the command, so runs write and resume their checkpoints in place)."""
+    if not todo:
+        return
+    backend = current_backend()
+    if backend.is_ray:
+        from socialbench.core.backends.ray_cluster import ray_session, unordered
+
+        with ray_session(backend, os.cpu_count() or 1):
+            yield from unordered(run_job, ((job, out) for job in todo), window=len(todo),
+                                 num_cpus=todo[0].threads)
+        return
+    # Spawned, not forked: a forked PyTorch process can hang on its parent's thread pool.
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        futures = [pool.submit(run_job, job, out) for job in todo]
+        for future in as_completed(futures):
+            yield future.result()
 
 
 def summarise(entries: Sequence[dict[str, Any]], conditions: Sequence[str],

@@ -89,27 +89,21 @@ def rate_pairs_many(observers: Sequence[Observer], pairs: Sequence[tuple[str, An
     return ratings
 
 
-# The observers and options of the current evaluation, set in the parent before forking so
-# worker processes inherit them instead of receiving pickles.
-_WORKER_STATE: tuple[Sequence[Observer], Reduction, Callable[[Path], Any] | None] | None = None
+# The observers and options of an evaluation: ordered_map's ``shared``, so forked workers
+# inherit them and Ray tasks receive them once, never a pickle with every pair.
+_State = tuple[Sequence[Observer], Reduction, Callable[[Path], Any] | None]
 
 
 def _rate_all(observers: Sequence[Observer], pairs: Sequence[tuple[str, Any, Any]],
               reduce: Reduction, load: Callable[[Path], Any] | None,
               workers: int) -> Iterator[dict[str, PairRating]]:
-    global _WORKER_STATE
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-    _WORKER_STATE = (observers, reduce, load)
-    try:
-        yield from ordered_map(_rate_one, pairs, workers)
-    finally:
-        _WORKER_STATE = None
+    yield from ordered_map(_rate_one, pairs, workers, shared=(observers, reduce, load))
 
 
-def _rate_one(pair: tuple[str, Any, Any]) -> dict[str, PairRating]:
-    assert _WORKER_STATE is not None
-    observers, reduce, load = _WORKER_STATE
+def _rate_one(state: _State, pair: tuple[str, Any, Any]) -> dict[str, PairRating]:
+    observers, reduce, load = state
 
     def episode(item: Any) -> Any:
         if isinstance(item, Path):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from socialbench.commands.backend import backend_options
 from socialbench.core.errors import UserError
 
 
@@ -45,6 +46,7 @@ def _resolution(text: str) -> tuple[int, int]:
               show_default=True,
               help="ours: frames the lane, goals whole; released: the released generator's "
                    "fixed cameras (docs/agent.md, Coordinates and cameras).")
+@backend_options()
 def generate(out_dir: Path, split: str | None, types: str | None, scale: float, seed: int,
              workers: int, render: bool, resolution: str, frame_format: str,
              extended_shapes: bool, camera: str) -> None:

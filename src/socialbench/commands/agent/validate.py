@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from socialbench.commands.backend import backend_options
 from socialbench.core.problems import fail_on_problems
 
 
@@ -17,6 +18,7 @@ from socialbench.core.problems import fail_on_problems
               help="Stop after this many problems.")
 @click.option("--workers", type=click.IntRange(min=1), default=os.cpu_count() or 1,
               show_default="one per CPU", help="Worker processes (the report is the same).")
+@backend_options(reads=("root",))
 def validate(root: Path, max_problems: int, workers: int) -> None:
     """Check every trial under ROOT (manifest checksums, states against configs, no
     penetration except type 2.5's surprising video, outcomes, pairs sharing familiarization;

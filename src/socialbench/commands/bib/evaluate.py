@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from socialbench.commands.backend import backend_options
 from socialbench.voe.registry import observer_names
 
 # Published columns shown beside ours: the BIB paper's two baselines, the best learned model and
@@ -40,6 +41,7 @@ PUBLISHED_SHOWN = ("mask", "video", "IRENE", "HBToM")
               help="Worker processes rating pairs (the numbers do not depend on it).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON object instead of tables.")
+@backend_options(reads=("data",))
 def evaluate(data: Path, observer: str, train: Path | None, checkpoint: Path | None, tasks: str,
              max_pairs: int | None, reduce: str, ties: str, seed: int, workers: int,
              as_json: bool) -> None:

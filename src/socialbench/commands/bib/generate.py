@@ -12,6 +12,7 @@ from socialbench.bib.generate import SPLITS, audit_table
 from socialbench.bib.generate import generate as generate_split
 from socialbench.bib.style import DEFAULT_STYLE
 from socialbench.bib.tasks.efficiency_time import DEFAULT_TIME_CONTROL, TIME_CONTROLS
+from socialbench.commands.backend import backend_options
 
 
 @click.command(name="generate")
@@ -42,6 +43,7 @@ from socialbench.bib.tasks.efficiency_time import DEFAULT_TIME_CONTROL, TIME_CON
               show_default=True,
               help="How efficiency_time's straight path lasts as long as the detour: slow (the "
                    "agent walks slower) or pauses (still frames spread along its path).")
+@backend_options()
 def generate(out: Path, split: str, tasks: str | None, episodes: int | None, seed: int,
              workers: int, no_video: bool, counts: str, scene_style: str,
              border_repeats: int | None, time_control: str) -> None:

@@ -9,6 +9,7 @@ import click
 
 from socialbench.bib.io.layout import find_pairs
 from socialbench.bib.validate import has_videos, validate_dataset
+from socialbench.commands.backend import backend_options
 from socialbench.core.problems import fail_on_problems
 
 
@@ -21,6 +22,7 @@ from socialbench.core.problems import fail_on_problems
                    "manifest says so; without one, the first episode has an mp4).")
 @click.option("--workers", type=click.IntRange(min=1), default=os.cpu_count() or 1,
               show_default="one per CPU", help="Worker processes (the report is the same).")
+@backend_options(reads=("root",))
 def validate(root: Path, max_problems: int, video_check: bool | None, workers: int) -> None:
     """Check every episode and pair under ROOT (manifest checksums, trials, motion, pairs,
     videos); exit 1 naming the first problems, or print a one-line OK summary."""
