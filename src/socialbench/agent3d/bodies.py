@@ -79,8 +79,7 @@ def physics_client(timestep: float = DEFAULT_TIMESTEP, gravity: float = GRAVITY)
         yield client
         clean = True
     finally:
-        if clean and len(_IDLE_CLIENTS) < _MAX_IDLE:
-            p.resetSimulation(physicsClientId=client)
+        if clean and len(_IDLE_CLIENTS) < _MAX_IDLE:  # emptied when next handed out
             _IDLE_CLIENTS.append((pid, client))
         else:  # after an error (or with enough idle clients) do not keep it
             p.disconnect(client)

@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 
 from socialbench.agent3d.bodies import ROUND_DIGITS, quaternion_matrices, shape_mesh
+from socialbench.agent3d.json_rows import filled_rows
 from socialbench.agent3d.render import RenderOptions, render_video, segmentation_color
 from socialbench.agent3d.schema import (
     FPS,
@@ -232,9 +233,9 @@ def state_info_json(video: Video) -> dict[str, Any]:
 def state_info_text(video: Video) -> str:
     """``state_info.json``'s text: the bytes of compact ``json.dumps(state_info_json(video))``,
     built faster. Each state object (a static body's is the same object in every frame) gets
-    its 3D box computed and its row encoded once, by hand: JSON writes a float as its
-    ``repr``, so one ``repr`` of a state's 34 numbers, split, fills a per-entity template with
-    those bytes (tests/agent3d/test_io.py compares them)."""
+    its 3D box computed and its row encoded once, and an entity's rows are encoded together
+    (``json_rows.filled_rows``: the digits JSON writes for 5-decimal floats, laid out for all
+    rows at once; tests/agent3d/test_io.py compares the bytes)."""
     specs = {spec.id: spec for spec in video.config.entities}
     distinct: dict[int, list[EntityState]] = {spec.id: [] for spec in video.config.entities}
     seen: set[int] = set()
@@ -243,18 +244,22 @@ def state_info_text(video: Video) -> str:
             if id(state) not in seen:
                 seen.add(id(state))
                 distinct[state.id].append(state)
-    rows: dict[int, str] = {}  # id(state) -> its row
-    for entity_id, states in distinct.items():
-        if not states:
-            continue
-        template = _row_template(entity_id, specs[entity_id])
-        boxes = (np.round(box_points(specs[entity_id], states), ROUND_DIGITS) + 0.0)
-        for state, box in zip(states, boxes.reshape(len(states), -1).tolist(), strict=True):
-            numbers = repr([*state.position, *state.orientation, *state.velocity,
-                            *state.angular_velocity, *box])
-            if "n" in numbers:  # nan, inf: not JSON (json.dumps with allow_nan=False refuses)
-                raise ValueError(f"a state holds a number JSON cannot write: {numbers}")
-            rows[id(state)] = template % tuple(numbers[1:-1].split(", "))
+    # one table of numbers for every distinct state of the video, encoded at once; each row
+    # then gets its entity's head (id, class, label)
+    order = [(entity_id, state) for entity_id, states in distinct.items() for state in states]
+    boxes = [np.round(box_points(specs[entity_id], states), ROUND_DIGITS) + 0.0
+             for entity_id, states in distinct.items() if states]
+    numbers = np.concatenate([
+        np.array([(*s.position, *s.orientation, *s.velocity, *s.angular_velocity)
+                  for _, s in order], dtype=float).reshape(len(order), -1),
+        np.concatenate(boxes).reshape(len(order), -1)], axis=1) if order else np.zeros((0, 34))
+    if not np.isfinite(numbers).all():  # nan, inf: not JSON (json.dumps refuses them too)
+        raise ValueError(f"a state holds a number JSON cannot write: "
+                         f"{numbers[~np.isfinite(numbers)][0]}")
+    heads = {entity_id: _row_head(entity_id, specs[entity_id]) for entity_id in distinct}
+    rows = {id(state): heads[entity_id] + text  # id(state) -> its row
+            for (entity_id, state), text in zip(order, filled_rows(_ROW_PIECES, numbers),
+                                                strict=True)}
     head = _compact({
         "format": FORMAT, "fps": video.config.fps, "num_frames": len(video.frames),
         "camera": asdict(video.config.camera), "entities": entity_table(video.config.entities)})
@@ -263,17 +268,20 @@ def state_info_text(video: Video) -> str:
     return f'{head[:-1]},"frames":[{frames}]}}'
 
 
-def _row_template(entity_id: int, spec: EntitySpec) -> str:
-    """One entity's state row as compact JSON with ``%s`` for each of its 34 numbers
-    (position, rotation, velocity, angular velocity, then the box's 7 points)."""
-    def numbers(count: int) -> str:
-        return "[" + ",".join(["%s"] * count) + "]"
+def _row_head(entity_id: int, spec: EntitySpec) -> str:
+    """The start of an entity's state rows as compact JSON (then ``_ROW_PIECES``)."""
+    return (f'{{"id":{_compact(entity_id)},"class":{_compact(spec.kind)},'
+            f'"label":{_compact(spec.label)},')
 
-    box = ",".join(f'"{name}":{numbers(3)}' for name in FACE_NAMES)
-    head = (f'{{"id":{_compact(entity_id)},"class":{_compact(spec.kind)},'
-            f'"label":{_compact(spec.label)}').replace("%", "%%")
-    return (f'{head},"position":{numbers(3)},"rotation":{numbers(4)},'
-            f'"velocity":{numbers(3)},"angular_velocity":{numbers(3)},"bbox":{{{box}}}}}')
+
+def _row_pieces() -> list[str]:
+    """A state row after its head, cut where its 34 numbers go (position, rotation, velocity,
+    angular velocity, then the box's 7 points): 35 pieces."""
+    pieces = ['"position":[', ",", ",", '],"rotation":[', ",", ",", ",",
+              '],"velocity":[', ",", ",", '],"angular_velocity":[', ",", ","]
+    for index, name in enumerate(FACE_NAMES):
+        pieces += [('],"bbox":{' if index == 0 else "],") + f'"{name}":[', ",", ","]
+    return [*pieces, "]}}"]
 
 
 def _compact(data: Any) -> str:
@@ -325,6 +333,7 @@ def box_points(spec: EntitySpec, states: Sequence[EntityState]) -> np.ndarray:
 FACE_NAMES = ("center", "top", "bottom", "right", "left", "back", "front")
 _FACE_OFFSETS = np.array([(0, 0, 0), (0, 0, 1), (0, 0, -1), (1, 0, 0), (-1, 0, 0), (0, 1, 0),
                           (0, -1, 0)], dtype=float)
+_ROW_PIECES = _row_pieces()
 
 
 # ---------------------------------------------------------------------------------- reading

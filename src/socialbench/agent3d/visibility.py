@@ -327,11 +327,20 @@ def _count_video(video: Video, size: tuple[int, int]) -> VideoVisibility:
     targets: dict[tuple, _Target | None] = {}
     windows: dict[tuple, Window | None] = {}
     first: dict[int, tuple] = {}  # each body's pose in the first frame that has it
+    # a state object's body and pose key, made once: a static body's state is one object in
+    # every frame (the frames keep the objects alive, so their ids stay theirs)
+    known: dict[int, tuple[PlacedBody, tuple]] = {}
     for t, frame in enumerate(video.frames):
         states = {s.id: s for s in frame}
-        placed = {s.id: PlacedBody.at(s, states[s.id]) for s in solid if s.id in states}
-        pose = {i: (placed[i].spec.shape, placed[i].spec.size, _pose_key(states[i]))
-                for i in placed}
+        placed, pose = {}, {}
+        for spec in solid:
+            state = states.get(spec.id)
+            if state is None:
+                continue
+            if id(state) not in known:
+                known[id(state)] = (PlacedBody.at(spec, state),
+                                    (spec.shape, spec.size, _pose_key(state)))
+            placed[spec.id], pose[spec.id] = known[id(state)]
         for i in placed:
             first.setdefault(i, pose[i])
         for i, body in placed.items():
