@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import torch
 
 from socialbench.bib.io import load_episode
 from socialbench.bib.io.layout import EVALUATION_TASKS
@@ -42,12 +43,14 @@ def main() -> None:
     parser.add_argument("--generate", metavar="SPLIT", help="rate a generated split in memory")
     parser.add_argument("--episodes", type=int, default=None, help="pairs per task (--generate)")
     parser.add_argument("--seed", type=int, default=0, help="generator seed (--generate)")
+    parser.add_argument("--threads", type=int, default=1, help="PyTorch CPU threads")
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
     if (args.data is None) == (args.generate is None):
         parser.error("give DATA or --generate SPLIT")
-    observers = {mode: MaskObserver(checkpoint=args.checkpoint, surprise_mode=mode)
-                 for mode in {mode for _, mode, _ in RATINGS}}
+    torch.set_num_threads(args.threads)
+    observer = MaskObserver(checkpoint=args.checkpoint)
+    modes = tuple(dict.fromkeys(mode for _, mode, _ in RATINGS))
     ratings: dict[str, list[PairRating]] = {label: [] for label, _, _ in RATINGS}
     if args.generate:
         pairs = ((task, name, [e, u]) for task, name, e, u in
@@ -58,9 +61,8 @@ def main() -> None:
     for count, (task, name, episodes) in enumerate(pairs, 1):
         if count % 500 == 0:
             print(f"rated {count} pairs", file=sys.stderr, flush=True)
-        seen = [view_of(episode) for episode in episodes]
-        steps = {mode: [np.asarray(o.surprise_per_step(v), float) for v in seen]
-                 for mode, o in observers.items()}
+        by_video = [observer.steps_by_mode(view_of(episode), modes) for episode in episodes]
+        steps = {mode: [np.asarray(video[mode], float) for video in by_video] for mode in modes}
         for label, mode, reduce in RATINGS:
             e, u = (float(getattr(np, reduce)(s)) if s.size else 0.0 for s in steps[mode])
             ratings[label].append(PairRating(task, name, e, u))

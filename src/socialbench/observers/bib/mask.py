@@ -256,11 +256,17 @@ class MaskObserver(LearnedObserver[EpisodeView[Trial]]):
         return np.concatenate(out) if out else np.zeros((0, GRID, GRID), np.float32)
 
     def surprise_per_step(self, episode: EpisodeView[Trial]) -> np.ndarray:
+        mode = self.config.surprise_mode
+        return self.steps_by_mode(episode, (mode,))[mode]
+
+    def steps_by_mode(self, episode: EpisodeView[Trial],
+                      modes: Sequence[str] = SURPRISE_MODES) -> dict[str, np.ndarray]:
+        """The per-step surprise in each of ``modes``, all from one prediction."""
         states, masks = episode_arrays(episode, self.config.channels)
         arrays = EpisodeArrays(states[None], masks[None], np.array([""]), np.array([""]))
         proba = self.predict_proba(arrays)[0].astype(np.float64)
-        return step_surprise(proba, agent_cells(episode.test), self.config.rate,
-                             self.config.surprise_mode)
+        cells = agent_cells(episode.test)
+        return {mode: step_surprise(proba, cells, self.config.rate, mode) for mode in modes}
 
     # --- training ------------------------------------------------------------------------
 
