@@ -28,6 +28,7 @@ _MODULES: dict[str, dict[str, str]] = {
         "control-contrast": "socialbench.observers.bib.controls",
         "inverse-planning": "socialbench.observers.bib.inverse_planning",
         "mask": "socialbench.observers.bib.mask",
+        "video": "socialbench.observers.bib.video_model.observer",
     },
     "agent": {
         "control-first-goal": "socialbench.observers.agent.controls",

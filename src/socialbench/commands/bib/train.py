@@ -32,16 +32,19 @@ PAPER_BACKGROUND = {"single_object": (0.88, 0.67), "preference": (0.92, 0.57),
 @click.option("--max-episodes", type=click.IntRange(min=1), default=None,
               help="Use at most N episodes of each training task (the first by sorted name).")
 @click.option("--seed", default=0, show_default=True, type=int)
-@click.option("--batch-size", default=64, show_default=True, type=click.IntRange(min=2))
-@click.option("--lr", default=1e-3, show_default=True, type=click.FloatRange(min=0, min_open=True),
-              help="Adam learning rate.")
+@click.option("--batch-size", default=None, type=click.IntRange(min=2),
+              help="Episodes per batch (default: the observer's: mask 64, video 4).")
+@click.option("--lr", default=None, type=click.FloatRange(min=0, min_open=True),
+              help="Adam learning rate (default: the observer's: mask 1e-3, video 1e-4).")
+@click.option("--device", default="cpu", show_default=True,
+              help="video: cpu or cuda (a GPU; an error if PyTorch sees none).")
 @click.option("--threads", default=1, show_default=True, type=click.IntRange(min=1),
               help="PyTorch CPU threads (results are reproducible for a given thread count).")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 def train(observer_name: str, train_dirs: tuple[Path, ...], shards: Path | None, out: Path,
           epochs: int,
-          max_episodes: int | None, seed: int, batch_size: int, lr: float, threads: int,
-          quiet: bool) -> None:
+          max_episodes: int | None, seed: int, batch_size: int | None, lr: float | None,
+          device: str, threads: int, quiet: bool) -> None:
     """Train a learned observer on expected-only training episodes and save a checkpoint.
 
     The training set is split 80/20 by sorted file name within each task (bib spec); the
@@ -63,7 +66,8 @@ def train(observer_name: str, train_dirs: tuple[Path, ...], shards: Path | None,
         raise UserError("--max-episodes applies to --train; build smaller shards instead")
     torch.set_num_threads(threads)
     started = time.perf_counter()
-    options = {"epochs": epochs, "batch_size": batch_size, "lr": lr, "seed": seed}
+    given = {"batch_size": batch_size, "lr": lr, "device": None if device == "cpu" else device}
+    options = {"epochs": epochs, "seed": seed, **{k: v for k, v in given.items() if v is not None}}
     if shards is not None:
         _, metrics = train_from_shards(observer_name, shards, out=out, progress=not quiet,
                                        **options)
@@ -71,8 +75,17 @@ def train(observer_name: str, train_dirs: tuple[Path, ...], shards: Path | None,
         _, metrics = train_observer(observer_name, train_dirs, out=out,
                                     max_per_task=max_episodes, progress=not quiet, **options)
     elapsed = time.perf_counter() - started
-    _print_table(metrics)
+    if observer_name == "video":
+        _print_mse(metrics)
+    else:
+        _print_table(metrics)
     click.echo(f"saved {out} ({elapsed:.1f} s in all)")
+
+
+def _print_mse(metrics: dict[str, float]) -> None:
+    """The video model's validation error per background task (bib paper, Table 3)."""
+    for key in sorted(k for k in metrics if k.startswith("val_mse")):
+        click.echo(f"{key.partition('/')[2] or 'all'}: next-frame MSE {metrics[key]:.2e}")
 
 
 def _print_table(metrics: dict[str, float]) -> None:

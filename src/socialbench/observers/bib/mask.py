@@ -35,8 +35,6 @@ from __future__ import annotations
 
 import json
 import math
-import pickle
-import zipfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -64,6 +62,7 @@ from socialbench.observers.bib.mask_data import (
     tensorize,
 )
 from socialbench.observers.bib.shards import ShardSet, prefetched
+from socialbench.observers.bib.torch_files import read_torch_dict
 from socialbench.voe.observer import EpisodeView, LearnedObserver
 from socialbench.voe.registry import register_observer
 
@@ -519,18 +518,4 @@ def _short(exc: BaseException) -> str:
 
 def _read(path: Path, expected_format: str, what: str) -> dict[str, Any]:
     """``torch.load(weights_only=True)`` with every failure as one DataFileError line."""
-    if not path.is_file():
-        raise UserError(f"{path}: no such {what}; train one with "
-                        f"`socialbench bib train --observer mask --train DIR --out {path}`")
-    if path.stat().st_size > MAX_CHECKPOINT_BYTES:
-        raise DataFileError(path, f"too large for a {what} (> {MAX_CHECKPOINT_BYTES >> 20} MB)")
-    try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
-    except (RuntimeError, pickle.UnpicklingError, EOFError, OSError, ValueError,
-            zipfile.BadZipFile, AttributeError, IndexError, KeyError, TypeError) as exc:
-        raise DataFileError(path, f"not a readable {what} ({_short(exc)}); retrain it with "
-                                  f"`socialbench bib train --observer mask`") from None
-    if not isinstance(data, dict) or data.get("format") != expected_format:
-        raise DataFileError(path, f"not a {what} (expected format {expected_format}); retrain it "
-                                  f"with `socialbench bib train --observer mask`")
-    return data
+    return read_torch_dict(path, expected_format, what, "mask", MAX_CHECKPOINT_BYTES)

@@ -1,0 +1,39 @@
+"""Reading a learned BIB observer's torch files (checkpoints, training states) safely.
+
+``torch.load(..., weights_only=True)`` unpickles tensors and plain values only; the size bound
+keeps a stray huge file from being read whole. Every failure is one line naming the file.
+"""
+
+from __future__ import annotations
+
+import pickle
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from socialbench.core.errors import DataFileError, UserError
+
+MAX_BYTES = 256 << 20  # the models are a few MB; refuse giant files
+
+
+def read_torch_dict(path: Path, expected_format: str, what: str, observer: str,
+                    max_bytes: int = MAX_BYTES) -> dict[str, Any]:
+    """The dict saved at ``path`` whose ``format`` is ``expected_format``; ``what`` names the
+    file in errors, ``observer`` the ``--observer`` that writes it."""
+    retrain = f"retrain it with `socialbench bib train --observer {observer}`"
+    if not path.is_file():
+        raise UserError(f"{path}: no such {what}; train one with `socialbench bib train "
+                        f"--observer {observer} --train DIR --out {path}`")
+    if path.stat().st_size > max_bytes:
+        raise DataFileError(path, f"too large for a {what} (> {max_bytes >> 20} MB)")
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except (RuntimeError, pickle.UnpicklingError, EOFError, OSError, ValueError,
+            zipfile.BadZipFile, AttributeError, IndexError, KeyError, TypeError) as exc:
+        reason = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
+        raise DataFileError(path, f"not a readable {what} ({reason}); {retrain}") from None
+    if not isinstance(data, dict) or data.get("format") != expected_format:
+        raise DataFileError(path, f"not a {what} (expected format {expected_format}); {retrain}")
+    return data

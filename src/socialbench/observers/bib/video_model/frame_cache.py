@@ -1,0 +1,153 @@
+"""Episodes as 3-fps 64 x 64 frames, prepared once: shards of uint8 arrays on disk.
+
+Training reads every episode once per epoch; drawing its frames again each time would cost more
+than the network. :func:`prepare_shards` draws each episode once (:mod:`.frames`) and writes
+``PREFIX-0000.npz``, ``PREFIX-0001.npz``, ... of :data:`SHARD_EPISODES` episodes each
+(compressed ``.npz``, no pickled objects; ~0.4 MB per episode on disk, ~2 MB in memory). A
+shard already written for the same files and sampling is kept, so an interrupted preparation
+resumes. Reading checks each array's header against :data:`MAX_SHARD_BYTES` before allocating.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import zipfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from socialbench.bib.io.read import EpisodeFiles
+from socialbench.bib.render import Renderer
+from socialbench.bib.schema import N_TRIALS, Episode
+from socialbench.core.errors import DataFileError
+from socialbench.core.files import atomic_write
+from socialbench.core.progress import progress_bar
+from socialbench.observers.bib.video_model.frames import rendered_frames
+
+SHARD_FORMAT = "socialbench-video-frames/1"
+SHARD_EPISODES = 64  # episodes per shard: ~130 MB of frames in memory at a time
+MAX_SHARD_BYTES = 1 << 30  # refuse an array bigger than this (a shard is ~130 MB)
+
+
+@dataclass(frozen=True)
+class FrameShard:
+    """Episodes' frames end to end: ``frames (F, H, W, 3)`` uint8, ``counts (E, 9)`` frames
+    per trial, ``tasks`` and ``names`` ``(E,)``."""
+
+    frames: np.ndarray
+    counts: np.ndarray
+    tasks: np.ndarray
+    names: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.counts.shape[0])
+
+    def episode(self, index: int) -> tuple[np.ndarray, np.ndarray]:
+        """One episode's frames and per-trial counts."""
+        start = int(self.counts[:index].sum())
+        counts = self.counts[index]
+        return self.frames[start:start + int(counts.sum())], counts
+
+
+def frame_shard(episodes: Iterable[Episode], side: int, fps: float) -> FrameShard:
+    """Draw the episodes' frames (``side`` px at ``fps``) into one in-memory shard."""
+    renderer = Renderer()
+    frames, counts, tasks, names = [], [], [], []
+    for episode in episodes:
+        if len(episode.trials) != N_TRIALS:
+            raise DataFileError(episode.name or "episode", f"has {len(episode.trials)} trials; "
+                                f"BIB episodes have {N_TRIALS}")
+        f, c = rendered_frames(episode.trials, renderer, side, fps)
+        frames.append(f)
+        counts.append(c)
+        tasks.append(episode.task or "")
+        names.append(episode.name)
+    if not frames:
+        return FrameShard(np.zeros((0, 1, 1, 3), np.uint8), np.zeros((0, N_TRIALS), np.int64),
+                          np.array([], dtype=str), np.array([], dtype=str))
+    return FrameShard(np.concatenate(frames), np.stack(counts), np.array(tasks, dtype=str),
+                      np.array(names, dtype=str))
+
+
+def shards_key(paths: Sequence[Path], side: int, fps: float) -> str:
+    """What prepared frames depend on: the files (path, size, modification time) and the
+    sampling."""
+    digest = hashlib.sha256(f"{SHARD_FORMAT}|{side}|{fps}".encode())
+    for path in paths:
+        stat = Path(path).stat()
+        digest.update(f"{Path(path).resolve()}|{stat.st_size}|{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def prepare_shards(files: EpisodeFiles, prefix: Path, side: int, fps: float,
+                   progress: bool = False) -> list[Path]:
+    """Shard paths holding the files' frames, drawing only the shards not yet on disk."""
+    key = shards_key(files.paths, side, fps)
+    paths = []
+    starts = range(0, len(files), SHARD_EPISODES)
+    with progress_bar(show=progress and len(files) > 0) as bar:
+        task = bar.add_task("drawing frames", total=len(files))
+        for number, start in enumerate(starts):
+            path = Path(f"{prefix}-{number:04d}.npz")
+            part = files[start:start + SHARD_EPISODES]
+            if read_key(path) != f"{key}/{number}":
+                write_shard(path, frame_shard(part, side, fps),  # type: ignore[arg-type]
+                            f"{key}/{number}")
+            paths.append(path)
+            bar.update(task, advance=len(part))  # type: ignore[arg-type]
+    return paths
+
+
+def write_shard(path: Path, shard: FrameShard, key: str) -> None:
+    """Write a shard (compressed .npz) atomically, tagged with ``key``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_write(path) as tmp, open(tmp, "wb") as handle:  # a handle: savez adds no suffix
+        np.savez_compressed(handle, format=np.array(SHARD_FORMAT), key=np.array(key),
+                            frames=shard.frames, counts=shard.counts, tasks=shard.tasks,
+                            names=shard.names)
+
+
+def read_key(path: Path) -> str | None:
+    """The key a shard was written with, or None (absent, foreign or damaged: redraw it)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if str(data["format"]) != SHARD_FORMAT:
+                return None
+            return str(data["key"])
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+        return None
+
+
+def read_shard(path: Path) -> FrameShard:
+    """A shard written by :func:`write_shard`; a damaged one is a one-line DataFileError."""
+    try:
+        _check_sizes(path)
+        with np.load(path, allow_pickle=False) as data:
+            shard = FrameShard(data["frames"], data["counts"], data["tasks"], data["names"])
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+        raise DataFileError(path, f"damaged frame shard ({str(exc)[:100]}); delete it to "
+                                  f"draw it again") from None
+    if (shard.frames.dtype != np.uint8 or shard.frames.ndim != 4
+            or shard.counts.ndim != 2 or int(shard.counts.sum()) != shard.frames.shape[0]):
+        raise DataFileError(path, "frame shard with inconsistent arrays; delete it to draw it "
+                                  "again")
+    return shard
+
+
+def _check_sizes(path: Path) -> None:
+    """Refuse arrays larger than MAX_SHARD_BYTES from their .npy headers, before loading."""
+    with zipfile.ZipFile(path) as archive:
+        for member in archive.namelist():
+            with archive.open(member) as handle:
+                version = np.lib.format.read_magic(handle)
+                if version == (1, 0):
+                    shape, _, dtype = np.lib.format.read_array_header_1_0(handle)
+                elif version == (2, 0):
+                    shape, _, dtype = np.lib.format.read_array_header_2_0(handle)
+                else:
+                    raise ValueError(f"{member}: .npy format {version} is not read here")
+            if int(np.prod(shape, dtype=np.int64)) * dtype.itemsize > MAX_SHARD_BYTES:
+                raise ValueError(f"{member} is {shape} {dtype}, over the {MAX_SHARD_BYTES >> 20}"
+                                 f" MB bound")
