@@ -1,12 +1,13 @@
 """Scene statistics of the real BIB files beside generated ones (issue: scenes like the real).
 
     python benchmarks/bib_scene_stats.py [--pairs 20] [--style released|tidy]
-        [--split eval|eval-new-shapes] [--real ../shared/data/bib_real_samples]
+        [--split eval|eval-new-shapes|train] [--real ../shared/data/bib_real_samples]
 
 Builds ``--pairs`` episodes of every task in memory (no files; the episodes ``bib generate
 --seed 0`` writes first, with the border cells it lists twice) and prints
-one Markdown row per data set: the real samples first, then each generated task; then, per
-task, each statistic sparser or tidier than the real files' and the design's reason for it.
+one Markdown row per data set: the real samples first, then each generated task (background
+tasks of ``--split train`` named ``<task> (train)``); then, per task, each statistic sparser or
+tidier than the real files' and the design's reason for it.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from socialbench.bib.scene_stats import (
     DESIGN_REASONS,
     Summary,
     markdown_table,
+    row_name,
     summarize,
     tidier_than_real,
 )
@@ -57,12 +59,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=20)
     parser.add_argument("--style", default=style.DEFAULT_STYLE, choices=list(style.STYLES))
-    parser.add_argument("--split", default="eval", choices=["eval", "eval-new-shapes"])
+    parser.add_argument("--split", default="eval", choices=["eval", "eval-new-shapes", "train"])
     parser.add_argument("--real", type=Path, default=REAL)
     args = parser.parse_args()
     rows = {"real": real_summary(args.real)}
     for task in get_split(args.split).tasks:
-        rows[task] = generated_summary(args.split, task, args.pairs, args.style)
+        rows[row_name(args.split, task)] = generated_summary(args.split, task, args.pairs,
+                                                             args.style)
     print(markdown_table(rows))
     print()
     real = rows["real"]

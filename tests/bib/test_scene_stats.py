@@ -19,6 +19,7 @@ from socialbench.bib.scene_stats import (
     DESIGN_REASONS,
     Summary,
     markdown_table,
+    row_name,
     summarize,
     tidier_than_real,
 )
@@ -82,6 +83,15 @@ def test_every_task_of_both_splits_on_more_pairs(real: Summary, split: str) -> N
     for task in SPLITS[split].tasks:
         ours = generated(split, task, 30)
         assert set(tidier_than_real(ours, real)) <= set(DESIGN_REASONS.get(task, {})), task
+
+
+@pytest.mark.parametrize("task", list(SPLITS["train"].tasks))
+def test_background_tasks_are_released_style_or_say_why(real: Summary, task: str) -> None:
+    """Background tasks too: real walls, offsets, colours; lengths differ only by design."""
+    ours = generated("train", task, 6)
+    assert set(tidier_than_real(ours, real)) <= set(DESIGN_REASONS[row_name("train", task)])
+    assert ours.walls[0] >= real.walls[0] and ours.object_offset[0] >= 8
+    assert ours.home_offset[0] >= 4 and ours.colours & real.colours
 
 
 def test_the_tidy_style_is_one_option_away(real: Summary) -> None:

@@ -41,7 +41,28 @@ DESIGN_REASONS: dict[str, dict[str, str]] = {
         "spread": "the goal object stays in one place (the barrier encloses it)"}
        for task in ("instrumental_no_barrier", "instrumental_inconsequential_barrier",
                     "instrumental_blocking_barrier")},
+    # Background training tasks (rows named by row_name).
+    "single_object (train)": {
+        "frames": "the object is at a new random place each trial (bib paper), anywhere in the "
+                  "maze: walks from one cell to across the grid"},
+    "preference (train)": {
+        "frames": "both objects right next to the start (bib paper: no navigation): the walk "
+                  "is one cell or less",
+        "spread": "the objects never leave the start's neighbouring cells"},
+    "multi_agent (train)": {
+        "frames": "the object right next to the start (bib paper): the walk is one cell or "
+                  "less",
+        "spread": "the object never leaves the start's neighbouring cells"},
+    "instrumental_action (train)": {
+        "frames": "key and lock in the agent's room, the barrier's removal (24 frames), then "
+                  "the object outside the room"},
 }
+
+
+def row_name(split: str, task: str) -> str:
+    """A task's name in the table and in :data:`DESIGN_REASONS`: background tasks (the train
+    split, whose folders share names with evaluation tasks) as ``<task> (train)``."""
+    return f"{task} (train)" if split == "train" else task
 
 
 @dataclass(frozen=True)

@@ -10,19 +10,26 @@ from __future__ import annotations
 
 import numpy as np
 
+from socialbench.bib import style
 from socialbench.bib.schema import GRID, N_TRIALS
 from socialbench.bib.shapes import ShapeSet
-from socialbench.bib.tasks.base import Built, Recipe, instrumental
+from socialbench.bib.tasks.base import Built, Recipe, Walk, instrumental
+from socialbench.bib.tasks.trial_draws import redrawn
 from socialbench.bib.world import (
+    HOME_HALF,
+    KEY_HALF,
+    LOCK_HALF,
+    OBJECT_HALF,
+    Icon,
     Layout,
     Resample,
     agent_icon,
     far,
-    jittered,
     key_icon,
     lock_icon,
     object_icon,
     pick,
+    place,
     random_walls,
     ring,
     sample_looks,
@@ -38,22 +45,36 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
     walls = random_walls(rng, wall_count(rng, 2, 8), keep_free=[*room, *fence])
     order = rng.permutation(4)
     home_cell, key_cell, lock_cell = (room[int(i)] for i in order[:3])
-    home = jittered(rng, home_cell)
+    closed = Layout(walls, (0, 0), agent_icon(looks.agents[0], (0, 0)), fuse=tuple(fence))
+    blocked = closed.blocked()  # icons stay clear of the walls and of the room's barrier
+    home = place(rng, home_cell, blocked, HOME_HALF)
     agent = agent_icon(looks.agents[0], home)
-    base = Layout(walls, home, agent, fuse=tuple(fence))
-    outside = far(home_cell, 2, base.blocked(), exclude=room)
-    walks = []
-    for _ in range(N_TRIALS):
-        layout = Layout(walls, home, agent,
-                        (object_icon(looks.objects[0], jittered(rng, pick(rng, outside))),),
-                        fuse=tuple(fence), key=key_icon(jittered(rng, key_cell)),
-                        lock=lock_icon(jittered(rng, lock_cell)))
-        walks.append(instrumental(layout, 0))
+    outside = far(home_cell, 2, blocked, exclude=room)
+
+    def trial() -> Walk:
+        goal = object_icon(looks.objects[0], place(rng, pick(rng, outside), blocked, OBJECT_HALF))
+        key = key_icon(place(rng, key_cell, blocked, KEY_HALF))
+        lock = lock_icon(place(rng, lock_cell, blocked, LOCK_HALF))
+        # Released style: off-centre icons in the small room may meet; such a trial is drawn
+        # again (the tidy style keeps its earlier draws, where key and lock may touch).
+        released = style.current().trial_frames is not None
+        if released and (_overlap(key, lock) or _overlap(key, agent) or _overlap(lock, agent)):
+            raise Resample("key, lock and start overlap in the room")
+        return instrumental(Layout(walls, home, agent, (goal,), fuse=tuple(fence), key=key,
+                                   lock=lock), 0)
+
+    walks = [redrawn(trial) for _ in range(N_TRIALS)]
     if not walks:
         raise Resample("no trial")
     return Built([w.trial for w in walks], None, {
         "design": {"room": [list(c) for c in room], "barrier_cells": len(fence)},
         "audit": {"path_mean": float(np.mean([w.length for w in walks]))}})
+
+
+def _overlap(a: Icon, b: Icon) -> bool:
+    """Whether two icons' squares overlap (touching is not overlapping)."""
+    reach = a.half + b.half
+    return abs(a.centre[0] - b.centre[0]) < reach and abs(a.centre[1] - b.centre[1]) < reach
 
 
 RECIPE = Recipe("instrumental_action", "ab", "train", build)

@@ -12,14 +12,17 @@ import numpy as np
 
 from socialbench.bib.schema import N_TRIALS
 from socialbench.bib.shapes import ShapeSet
-from socialbench.bib.tasks.base import Built, Recipe, go
+from socialbench.bib.tasks.base import Built, Recipe, Walk, go
+from socialbench.bib.tasks.trial_draws import redrawn
 from socialbench.bib.world import (
+    HOME_HALF,
+    OBJECT_HALF,
     Layout,
     Resample,
     agent_icon,
     free_cells,
-    jittered,
     object_icon,
+    place,
     random_walls,
     ring,
     sample_looks,
@@ -33,7 +36,7 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
     blocked = Layout(walls, (0, 0), agent_icon(looks.agents[0], (0, 0))).blocked()
     cells = free_cells(blocked)
     home_cell = cells[int(rng.integers(len(cells)))]
-    home = jittered(rng, home_cell)
+    home = place(rng, home_cell, blocked, HOME_HALF)
     agent = agent_icon(looks.agents[0], home)
     # Axis neighbours only: a diagonal neighbour can be cut off by two walls.
     next_to = [c for c in ring(home_cell) if not blocked[c]
@@ -44,12 +47,16 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
                 if max(abs(a[0] - b[0]), abs(a[1] - b[1])) >= 2]
     if not opposite:
         raise Resample("no two free cells on opposite sides of the start")
-    walks = []
-    for _ in range(N_TRIALS):
+
+    def trial() -> Walk:
         pair = opposite[int(rng.integers(len(opposite)))]
-        objects = tuple(object_icon(look, jittered(rng, c))
+        objects = tuple(object_icon(look, place(rng, c, blocked, OBJECT_HALF))
                         for look, c in zip(looks.objects, pair, strict=True))
-        walks.append(go(Layout(walls, home, agent, objects), 0))
+        return go(Layout(walls, home, agent, objects), 0)
+
+    # Released style: icons off-centre as in the real files, so an object can sit against
+    # the start; such a trial (the agent would start touching it) is drawn again.
+    walks = [redrawn(trial) for _ in range(N_TRIALS)]
     return Built([w.trial for w in walks], None, {
         "design": {"preferred": looks.objects[0][0], "other": looks.objects[1][0]},
         "audit": {"path_mean": float(np.mean([w.length for w in walks]))}})
