@@ -1,0 +1,135 @@
+"""Segment a rendered video from RGB and depth alone.
+
+- The background is each pixel's farthest depth over the video: what moves (the agent, a
+  falling occluder) passes in front of the scene, so the farthest view of a pixel shows the
+  static scene behind it. The floor is the height most background pixels see; a pixel higher
+  than it belongs to a body.
+- Static bodies are the background's regions above the floor, cut at depth edges. Goal pixels
+  are told by colour (``palette``), one goal per colour code; the room's walls by their height;
+  the rest is an obstacle, a standing occluder (a panel at least ``OCCLUDER_HEIGHT`` tall) or,
+  small, an agent that never moved.
+- In each frame, pixels nearer than the background and above the floor are what moves: the
+  agent is the largest small region of them, a large one is a falling occluder.
+- A static body shows in a frame when enough of its pixels show its background depth (scenario
+  3's wall only once the occluder has fallen).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import ndimage
+
+from socialbench.observers.agent.perception.camera import PinholeCamera
+from socialbench.observers.agent.perception.frames import RenderedVideo
+from socialbench.observers.agent.perception.palette import goal_codes
+from socialbench.observers.agent.perception.regions import floor_level, regions
+from socialbench.observers.agent.perception.sightings import (
+    MIN_VISIBLE_PIXELS,
+    THING_HEIGHT,
+    StaticThing,
+    VideoSightings,
+)
+
+ROOM_HEIGHT = 1.6  # m: a region reaching this high is the room's wall (walls <= 0.9, panel 1.1)
+ROOM_WIDTH = 3.6  # m: or this wide (the longest obstacle is 3 m)
+OCCLUDER_HEIGHT = 1.0  # m: a standing panel this tall is the occluder
+SMALL = 0.4  # m: a body no wider than this (and no taller than SMALL_HEIGHT) is agent-sized
+SMALL_HEIGHT = 0.45
+MOVED_MM = 30  # nearer than the background by this much: something moving in front
+EDGE_MM = 5  # the agent's outline pixels: nearer than the background and above the floor by this
+SAME_MM = 20  # within this of the background: the static scene shows there
+AGENT_JOIN = 0.35  # m: moving pieces this close to the largest are the same agent
+
+
+def segment_rgbd(video: RenderedVideo) -> VideoSightings:
+    frames, height, width = video.depth_mm.shape
+    camera = PinholeCamera.of(video.camera, width, height)
+    background_mm = video.depth_mm.max(axis=0)
+    points, valid = camera.back_project(background_mm)
+    floor_z = floor_level(points[..., 2], valid)
+    shown_at = video.depth_mm.argmax(axis=0)
+    colours = np.take_along_axis(video.rgb, shown_at[None, ..., None], 0)[0]
+    static = [StaticThing(cls, code, points[mask], _visible(mask, video.depth_mm, background_mm))
+              for cls, code, mask in _static_masks(points, valid, colours, floor_z,
+                                                   background_mm / 1000.0)]
+    agent: list[np.ndarray | None] = []
+    occluder: list[np.ndarray | None] = []
+    for t in range(frames):
+        a, o = _moving(camera, video.depth_mm[t], background_mm, floor_z)
+        agent.append(a)
+        occluder.append(o)
+    still = [s for s in static if s.cls == "agent"]
+    if still and all(a is None for a in agent):  # an agent that never moves (gives up at once)
+        agent = [still[0].points if still[0].visible[t] else None for t in range(frames)]
+    return VideoSightings(static=[s for s in static if s.cls != "agent"], agent=agent,
+                          occluder=occluder, floor_z=floor_z, background=points,
+                          background_valid=valid, forward=camera.forward, eye=camera.eye,
+                          pixel_angle=2 * camera.tan_half / height, fps=video.fps)
+
+
+def _static_masks(points: np.ndarray, valid: np.ndarray, colours: np.ndarray, floor_z: float,
+                  depth_m: np.ndarray) -> list[tuple[str, int, np.ndarray]]:
+    """(class, colour code, background pixels) of every static body but the room's walls."""
+    above = valid & (points[..., 2] > floor_z + THING_HEIGHT)
+    codes = goal_codes(colours)
+    out: list[tuple[str, int, np.ndarray]] = []
+    for region in regions(above, depth_m, 8):
+        pts = points[region]
+        extent = np.ptp(pts[:, :2], axis=0)
+        if pts[:, 2].max() - floor_z > ROOM_HEIGHT or extent.max() > ROOM_WIDTH:
+            continue  # the room's walls
+        for code in np.unique(codes[region]):
+            if code == 0 or (codes[region] == code).sum() < MIN_VISIBLE_PIXELS:
+                continue
+            out.append(("goal", int(code), region & (codes == code)))
+        rest = region & (codes == 0)
+        labels, count = ndimage.label(rest)
+        for k in range(1, count + 1):
+            part = labels == k
+            if part.sum() < 8:
+                continue
+            pts = points[part]
+            top = pts[:, 2].max() - floor_z
+            wide = np.ptp(pts[:, :2], axis=0).max()
+            if top >= OCCLUDER_HEIGHT:
+                cls = "occluder"
+            elif wide <= SMALL and top <= SMALL_HEIGHT:
+                cls = "agent"
+            else:
+                cls = "obstacle"
+            out.append((cls, 0, part))
+    return out
+
+
+def _visible(mask: np.ndarray, depth_mm: np.ndarray, background_mm: np.ndarray) -> np.ndarray:
+    """(T,) the frames showing enough of a static body's pixels at their background depth."""
+    seen = np.abs(depth_mm[:, mask].astype(np.int32) - background_mm[mask].astype(np.int32))
+    return (seen <= SAME_MM).sum(axis=1) >= MIN_VISIBLE_PIXELS
+
+
+def _moving(camera: PinholeCamera, depth_mm: np.ndarray, background_mm: np.ndarray,
+            floor_z: float) -> tuple[np.ndarray | None, np.ndarray | None]:
+    points, valid = camera.back_project(depth_mm)
+    moved = (valid & (depth_mm.astype(np.int32) < background_mm.astype(np.int32) - MOVED_MM)
+             & (points[..., 2] > floor_z + THING_HEIGHT))
+    if not moved.any():
+        return None, None
+    agent_parts, occluder_parts = [], []
+    for region in regions(moved, depth_mm / 1000.0, 3):
+        pts = points[region]
+        big = (np.ptp(pts[:, :2], axis=0).max() > SMALL
+               or pts[:, 2].max() - floor_z >= OCCLUDER_HEIGHT - 0.1
+               or np.ptp(pts[:, 2]) > SMALL_HEIGHT)
+        (occluder_parts if big else agent_parts).append(region)
+    agent = None
+    if agent_parts:
+        centre = points[agent_parts[0]].mean(axis=0)
+        mask = np.any([r for r in agent_parts
+                       if np.linalg.norm(points[r].mean(axis=0) - centre) < AGENT_JOIN], axis=0)
+        # its outline, where it nearly touches what is behind or under it, joins it
+        near = (valid & (depth_mm.astype(np.int32) < background_mm.astype(np.int32) - EDGE_MM)
+                & (points[..., 2] > floor_z + EDGE_MM / 1000.0))
+        mask |= ndimage.binary_dilation(mask, iterations=2) & near
+        agent = points[mask]
+    occluder = np.concatenate([points[r] for r in occluder_parts]) if occluder_parts else None
+    return agent, occluder

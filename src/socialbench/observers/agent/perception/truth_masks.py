@@ -1,0 +1,78 @@
+"""The upper bound: the same pipeline fed the renderer's instance segmentation instead of
+segmenting RGB-D itself. Classes come from the generator's entity-id ranges (the ground truth
+a perfect segmenter would give); goal colour codes, boxes and the floor still come from colour
+and depth, as in the RGB-D mode."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from socialbench.agent3d.layout.constants import (
+    AGENT_ID,
+    FIRST_FLOOR_ID,
+    FIRST_GOAL_ID,
+    FIRST_OBSTACLE_ID,
+    OCCLUDER_ID,
+)
+from socialbench.observers.agent.perception.camera import PinholeCamera
+from socialbench.observers.agent.perception.frames import RenderedVideo
+from socialbench.observers.agent.perception.palette import goal_codes
+from socialbench.observers.agent.perception.regions import floor_level
+from socialbench.observers.agent.perception.sightings import (
+    MIN_VISIBLE_PIXELS,
+    StaticThing,
+    VideoSightings,
+)
+
+
+def _class_of(entity_id: int) -> str | None:
+    if entity_id == AGENT_ID:
+        return "agent"
+    if FIRST_GOAL_ID <= entity_id < FIRST_OBSTACLE_ID:
+        return "goal"
+    if FIRST_OBSTACLE_ID <= entity_id < OCCLUDER_ID:
+        return "obstacle"
+    if entity_id == OCCLUDER_ID:
+        return "occluder"
+    return None  # floor pieces and the room: the floor comes from depth, as in RGB-D mode
+
+
+def segment_truth(video: RenderedVideo) -> VideoSightings:
+    if video.segmentation is None:
+        raise ValueError("the upper-bound mode needs the rendered segmentation")
+    seg, depth = video.segmentation, video.depth_mm
+    frames, height, width = depth.shape
+    camera = PinholeCamera.of(video.camera, width, height)
+    background_mm = depth.max(axis=0)
+    background, valid = camera.back_project(background_mm)
+    floor_z = floor_level(background[..., 2], valid)
+    static: list[StaticThing] = []
+    agent: list[np.ndarray | None] = [None] * frames
+    occluder: list[np.ndarray | None] = [None] * frames
+    for entity_id in np.unique(seg):
+        cls = _class_of(int(entity_id))
+        if cls is None or entity_id >= FIRST_FLOOR_ID:
+            continue
+        where = seg == entity_id
+        counts = where.sum(axis=(1, 2))
+        if cls in ("agent", "occluder"):
+            track = agent if cls == "agent" else occluder
+            for t in np.flatnonzero(counts):
+                points, _ = camera.back_project(depth[t])
+                track[t] = points[where[t]]
+            continue
+        # a static body: each pixel where it ever shows, at a frame that shows it there
+        ever = where.any(axis=0)
+        first = where.argmax(axis=0)
+        depth_at = np.take_along_axis(depth, first[None], 0)[0]
+        points, _ = camera.back_project(depth_at)
+        rgb_at = np.take_along_axis(video.rgb, first[None, ..., None], 0)[0]
+        code = 0
+        if cls == "goal":
+            codes = goal_codes(rgb_at[ever])
+            code = int(np.bincount(codes, minlength=9)[1:].argmax() + 1)
+        static.append(StaticThing(cls, code, points[ever], counts >= MIN_VISIBLE_PIXELS))
+    return VideoSightings(static=static, agent=agent, occluder=occluder, floor_z=floor_z,
+                          background=background, background_valid=valid,
+                          forward=camera.forward, eye=camera.eye,
+                          pixel_angle=2 * camera.tan_half / height, fps=video.fps)

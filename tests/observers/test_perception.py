@@ -1,0 +1,155 @@
+"""AGENT perception from RGB-D: back-projection and box fitting on hand-made depth, tracks from
+a small rendered trial, and that from-frames mode never reads the answer-bearing files."""
+
+from __future__ import annotations
+
+import builtins
+import io
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from socialbench.agent3d.generate import make_trial
+from socialbench.agent3d.io import load_video, write_trial
+from socialbench.agent3d.render import RenderOptions, read_frames
+from socialbench.agent3d.schema import Camera, Video, VideoStates
+from socialbench.core.errors import UserError
+from socialbench.observers.agent.perception.boxes import compact_box, compact_extent, obstacle_boxes
+from socialbench.observers.agent.perception.camera import PinholeCamera
+from socialbench.observers.agent.perception.episodes import FrameEpisodes, perceive_video
+from socialbench.observers.agent.perception.iou import box_iou, video_iou
+from socialbench.observers.agent.tracks import video_tracks
+
+CAMERA = Camera(position=(0.0, 0.0, 2.5), target=(0.0, 3.0, 0.0))
+
+
+Boxes = list[tuple[np.ndarray, np.ndarray]]
+
+
+def _depth_of_boxes(camera: PinholeCamera, boxes: Boxes) -> np.ndarray:
+    """Depth (mm) of a floor at z = 0 and axis-aligned boxes (centre, half), ray by ray."""
+    rays = camera.rays()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        depth = np.where(rays[..., 2] < 0, -camera.eye[2] / rays[..., 2], np.inf)
+        for centre, half in boxes:
+            t0 = (centre - half - camera.eye) / rays
+            t1 = (centre + half - camera.eye) / rays
+            near = np.minimum(t0, t1).max(axis=-1)
+            far = np.maximum(t0, t1).min(axis=-1)
+            hit = (near <= far) & (near > 0)
+            depth = np.where(hit & (near < depth), near, depth)
+    return np.rint(np.minimum(depth * 1000, 65535)).astype(np.uint16)
+
+
+def test_back_projection_lands_on_the_surfaces_it_saw():
+    camera = PinholeCamera.of(CAMERA, 120, 120)
+    depth = _depth_of_boxes(camera, [])
+    points, valid = camera.back_project(depth)
+    assert valid.sum() > 5000 and np.abs(points[valid][:, 2]).max() < 0.002
+    # and projecting a point back gives its pixel
+    px, along = camera.project(points[60, 30])
+    assert px == pytest.approx([30, 60], abs=0.3) and along == pytest.approx(depth[60, 30] / 1000)
+
+
+def test_a_wall_seen_from_one_side_is_recovered_as_its_box():
+    camera = PinholeCamera.of(CAMERA, 160, 160)
+    centre, half = np.array([0.3, 3.0, 0.2]), np.array([0.6, 0.1, 0.2])  # a 1.2 m wall
+    points, valid = camera.back_project(_depth_of_boxes(camera, [(centre, half)]))
+    body = points[valid & (points[..., 2] > 0.02)]
+    (box,) = obstacle_boxes(body, floor_z=0.0)
+    assert box.shape == "box"
+    assert box_iou(box.centre, box.size / 2, centre, half) > 0.8
+    assert box.size[2] == pytest.approx(0.4, abs=0.02)
+
+
+def test_a_ramp_is_told_from_the_platform_it_leads_up_to():
+    camera = PinholeCamera.of(CAMERA, 200, 200)
+    platform = (np.array([0.8, 3.0, 0.25]), np.array([0.35, 0.35, 0.25]))
+    # a wedge rising 0.5 m over 0.9 m toward the platform, in 1 cm steps
+    steps = [(np.array([-0.445 + 0.01 * k, 3.0, 0.0025 * (k + 1)]),
+              np.array([0.005, 0.35, 0.0025 * (k + 1)])) for k in range(90)]
+    points, valid = camera.back_project(_depth_of_boxes(camera, [platform, *steps]))
+    body = points[valid & (points[..., 2] > 0.02)]
+    boxes = obstacle_boxes(body, floor_z=0.0)
+    ramps = [b for b in boxes if b.shape == "ramp"]
+    flats = [b for b in boxes if b.shape == "box"]
+    assert len(ramps) == 1 and ramps[0].yaw == 0.0  # rises toward +x, the platform
+    assert any(box_iou(b.centre, b.size / 2, *platform) > 0.7 for b in flats)
+
+
+def test_a_small_body_seen_from_the_front_gets_its_full_depth():
+    camera = PinholeCamera.of(CAMERA, 200, 200)
+    centre, half = np.array([-0.4, 2.6, 0.1]), np.full(3, 0.1)
+    points, valid = camera.back_project(_depth_of_boxes(camera, [(centre, half)]))
+    body = points[valid & (points[..., 2] > 0.02)]
+    box = compact_box(*compact_extent(body, camera.eye, 2 * camera.tan_half / 200, 0.0),
+                      camera.forward)
+    assert np.abs(box.centre - centre).max() < 0.02
+    assert box_iou(box.centre, box.size / 2, centre, half) > 0.75
+
+
+@pytest.fixture(scope="module")
+def rendered_trial(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A scenario-2 test trial (a wall), every 8th frame, rendered at 120 x 120."""
+    trial = make_trial("2.1", "test", 0, 3)
+
+    def short(video: Video) -> Video:
+        return Video(video.config, video.frames[::8])
+
+    trial = replace(trial, familiarization=[short(v) for v in trial.familiarization],
+                    expected=short(trial.expected), surprising=short(trial.surprising))
+    folder = tmp_path_factory.mktemp("perception") / "Trial_0"
+    write_trial(trial, folder, RenderOptions(width=120, height=120, mp4=False))
+    return folder
+
+
+@pytest.mark.parametrize("segmentation", ["rgbd", "truth"])
+def test_perceived_tracks_have_the_classes_of_the_states(rendered_trial: Path,
+                                                         segmentation: str):
+    for name in ("Familiarization_video_1", "expected"):
+        truth = video_tracks(VideoStates.of(load_video(rendered_trial / name)))
+        seen = video_tracks(perceive_video(rendered_trial / name, segmentation))
+        shown = {c for i, c in enumerate(truth.classes) if truth.seen(i) and c != "floor"}
+        assert {c for c in seen.classes if c != "floor"} == shown
+        assert sorted(seen.labels[seen.index("goal")]) == sorted(truth.labels[truth.index("goal")])
+        # the agent's path, in every frame that shows it, within a few centimetres
+        seg = read_frames(rendered_trial / name)["segmentation"]
+        shown = np.stack([(seg == i).sum(axis=(1, 2)) >= 6 for i in truth.ids], axis=1)
+        a, b = truth.agent, seen.agent
+        assert seen.visible[shown[:, a], b].mean() > 0.9
+        both = shown[:, a] & seen.visible[:, b]
+        error = np.linalg.norm(truth.centres[both, a] - seen.centres[both, b], axis=1)
+        assert np.median(error) < 0.05
+        scores = video_iou(truth, seen, shown)
+        # the agent is 8-9 px across at 120 x 120: a pixel is 12 % of its width
+        least = {"agent": 0.35, "goal": 0.5, "obstacle": 0.5}
+        assert {c: round(float(np.mean(v)), 2) >= least[c] for c, v in scores.items()} == {
+            c: True for c in scores}, {c: np.mean(v) for c, v in scores.items()}
+
+
+def test_from_frames_never_opens_the_states_or_meta(rendered_trial: Path,
+                                                    monkeypatch: pytest.MonkeyPatch):
+    from socialbench.observers.agent.bipack.evidence import video_evidence
+
+    real_open = io.open
+    opened: list[str] = []
+
+    def guarded(file, *args, **kwargs):  # type: ignore[no-untyped-def]
+        opened.append(str(file))
+        if "state_info" in str(file) or "_meta" in str(file):
+            raise AssertionError(f"perception opened {file}")
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(io, "open", guarded)
+    monkeypatch.setattr(builtins, "open", guarded)
+    episode = FrameEpisodes("rgbd").test(rendered_trial / "expected")
+    evidence = video_evidence(episode.trials[-1])
+    assert any(p.endswith("frames.npz") for p in opened)
+    assert evidence.goals and np.isfinite(evidence.cost).any()
+
+
+def test_a_dataset_without_frames_is_one_clear_error(tmp_path: Path):
+    with pytest.raises(UserError, match="no rendered frames"):
+        perceive_video(tmp_path)
