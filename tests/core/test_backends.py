@@ -202,7 +202,7 @@ def test_ordered_map_on_ray_keeps_the_order_and_stores_shared_once(fake_ray: Fak
     with using_backend(Backend("ray")):
         got = list(parallel.ordered_map(_scaled, items, workers=2, shared={"factor": 5}))
     assert got == [5 * i for i in items]
-    assert fake_ray.stored == [{"factor": 5}]  # one copy for every task
+    assert fake_ray.stored.count({"factor": 5}) == 1  # one copy for every task
 
 
 def test_local_backend_never_imports_ray(tmp_path: Path) -> None:

@@ -45,7 +45,10 @@ def backend_options(*, reads: Sequence[str] = (), writes: Sequence[str] = ()
             if chosen.is_ray:
                 from socialbench.core.backends.ray_cluster import command_cluster
 
+                # Ray workers run in folders of their own: tasks get absolute paths.
                 folders = {name: _folder(options.get(name)) for name in (*reads, *writes)}
+                options.update({name: folder.resolve() for name, folder in folders.items()
+                                if folder is not None})
                 cluster = command_cluster(
                     chosen, options.get("workers") or os.cpu_count() or 1,
                     reads=[f for n, f in folders.items() if n in reads and f is not None],

@@ -17,7 +17,7 @@ import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -125,18 +125,20 @@ def run_study(out: str | Path, conditions: Sequence[str], variants: Sequence[str
 
 
 def _run_all(todo: Sequence[Job], out: Path, workers: int) -> Iterator[dict[str, Any]]:
-    """Each run's result as it finishes: in local processes, or as Ray tasks of ``threads``
-    CPUs each under ``--backend ray`` (``out`` then on a filesystem every node sees, checked
-    by the command, so runs write and resume their checkpoints in place)."""
+    """Each run's result as it finishes: in local processes, or under ``--backend ray`` as
+    Ray tasks of (largest node's CPUs / workers) CPUs and PyTorch threads each (``out`` then on
+    a filesystem every node sees, checked by the command, so runs write and resume their
+    checkpoints in place)."""
     if not todo:
         return
     backend = current_backend()
     if backend.is_ray:
-        from socialbench.core.backends.ray_cluster import ray_session, unordered
+        from socialbench.core.backends.ray_cluster import largest_node_cpus, ray_session, unordered
 
         with ray_session(backend, os.cpu_count() or 1):
-            yield from unordered(run_job, ((job, out) for job in todo), window=len(todo),
-                                 num_cpus=todo[0].threads)
+            threads = max(1, largest_node_cpus() // workers)
+            calls = ((replace(job, threads=threads), out) for job in todo)
+            yield from unordered(run_job, calls, window=len(todo), num_cpus=threads)
         return
     # Spawned, not forked: a forked PyTorch process can hang on its parent's thread pool.
     context = multiprocessing.get_context("spawn")

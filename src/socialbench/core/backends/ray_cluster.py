@@ -74,9 +74,21 @@ def _result(ray: Any, ref: Any) -> Any:
         raise
 
 
-def _remote(ray: Any, function: Callable[..., Any], num_cpus: float) -> Any:
-    return ray.remote(function).options(num_cpus=num_cpus, max_retries=MAX_RETRIES,
-                                        retry_exceptions=False)
+def _call(function: Callable[..., Any], *args: Any) -> Any:
+    return function(*args)
+
+
+class _Task:
+    """``function`` as a Ray task: any callable (a ``functools.partial`` too), stored once in
+    the object store and called by one task function."""
+
+    def __init__(self, ray: Any, function: Callable[..., Any], num_cpus: float) -> None:
+        self.function = ray.put(function)
+        self.task = ray.remote(_call).options(num_cpus=num_cpus, max_retries=MAX_RETRIES,
+                                              retry_exceptions=False)
+
+    def remote(self, *args: Any) -> Any:
+        return self.task.remote(self.function, *args)
 
 
 def _cancel(ray: Any, refs: Iterable[Any]) -> None:
@@ -84,7 +96,7 @@ def _cancel(ray: Any, refs: Iterable[Any]) -> None:
         ray.cancel(ref)
 
 
-def _submit(task: Any, waiting: Iterator[tuple[Any, ...]], pending: list[Any] | deque[Any],
+def _submit(task: _Task, waiting: Iterator[tuple[Any, ...]], pending: list[Any] | deque[Any],
             window: int) -> None:
     """Start tasks from ``waiting`` until ``window`` are pending or none are left."""
     for args in waiting:
@@ -98,7 +110,7 @@ def unordered(function: Callable[..., Any], calls: Iterable[tuple[Any, ...]], *,
     """``function(*args)`` for each ``args`` of ``calls`` as Ray tasks, results as they finish,
     at most ``window`` tasks in flight (stopping early cancels the rest)."""
     ray = import_ray()
-    task = _remote(ray, function, num_cpus)
+    task = _Task(ray, function, num_cpus)
     waiting = iter(calls)
     pending: list[Any] = []
     try:
@@ -117,7 +129,7 @@ def ordered(function: Callable[..., Any], calls: Iterable[tuple[Any, ...]], *, w
     """As :func:`unordered`, but results in the calls' order (reports that must not depend on
     the cluster)."""
     ray = import_ray()
-    task = _remote(ray, function, num_cpus)
+    task = _Task(ray, function, num_cpus)
     waiting = iter(calls)
     pending: deque[Any] = deque()
     try:
@@ -203,3 +215,11 @@ def command_cluster(backend: Backend, cpus: int, *, reads: Iterable[Path] = (),
                 folder.mkdir(parents=True, exist_ok=True)
                 require_shared_folder(folder, writable=True)
         yield
+
+
+def largest_node_cpus() -> int:
+    """The most CPUs one node of the connected cluster has (a task asking for more never
+    starts)."""
+    ray = import_ray()
+    return max([int(node["Resources"].get("CPU", 0)) for node in ray.nodes() if node["Alive"]]
+               or [1])
