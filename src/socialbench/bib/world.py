@@ -178,6 +178,12 @@ def within_reach(home: Cell, blocked: np.ndarray, cells: Sequence[Cell]) -> list
             and low <= math.dist(c, home) <= high]
 
 
+def path_cost(blocked: np.ndarray, start: Cell, goal: Cell) -> float:
+    """The 8-connected path cost in cells from ``start`` to ``goal`` (inf when unreachable)."""
+    cost = _path_costs(np.ascontiguousarray(blocked, dtype=bool).tobytes(), start)
+    return cost.get(goal, math.inf)
+
+
 @lru_cache(maxsize=256)
 def _path_costs(grid: bytes, home: Cell) -> dict[Cell, float]:
     """:func:`distances_from` per blocked grid and start (cached, read only: a task asks for
