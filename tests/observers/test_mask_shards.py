@@ -131,6 +131,11 @@ def test_a_shard_claiming_more_than_its_size_is_a_clear_error(built, tmp_path):
         sh.ShardSet(tmp_path / "nothing")
 
 
+def _same_weights(one: MaskObserver, other: MaskObserver) -> bool:
+    pairs = zip(one.net.state_dict().values(), other.net.state_dict().values(), strict=True)
+    return all(torch.equal(a, b) for a, b in pairs)
+
+
 def test_mask_trains_from_shards_and_resumes(built, tmp_path):
     out = tmp_path / "mask.pt"
     observer, metrics = train_from_shards("mask", built, out=out, progress=False, epochs=2,
@@ -139,14 +144,16 @@ def test_mask_trains_from_shards_and_resumes(built, tmp_path):
     assert observer.training_info["train_episodes"] == 8
     assert observer.training_info["validation_episodes"] == 2
     assert np.isfinite(metrics["val_loss"]) and history[1]["train_loss"] < history[0]["train_loss"]
+    # the same epochs again: nothing to train, the checkpoint comes from the resume state
+    again, _ = train_from_shards("mask", built, out=out, progress=False, epochs=2,
+                                 batch_size=4, seed=1)
+    assert _same_weights(again, observer)
     # one more epoch from the resume state = three epochs in one go
     longer, _ = train_from_shards("mask", built, out=out, progress=False, epochs=3,
                                   batch_size=4, seed=1)
     fresh, _ = train_from_shards("mask", built, out=tmp_path / "fresh.pt", progress=False,
                                  epochs=3, batch_size=4, seed=1)
-    for a, b in zip(longer.net.state_dict().values(), fresh.net.state_dict().values(),
-                    strict=True):
-        assert torch.equal(a, b)
+    assert _same_weights(longer, fresh)
     assert MaskObserver.load(out).training_info["epochs"] == 3
 
 
