@@ -107,6 +107,49 @@ def test_an_occluded_stretch_is_filled_by_a_second_order_curve():
     np.testing.assert_allclose(fill_occluded(observed, visible), truth, atol=1e-9)
 
 
+def test_a_corner_walked_unseen_is_rounded_inside_never_overshot():
+    # walking up-right to a corner at (1, 1), then down-right: the middle 20 frames unseen
+    t = np.arange(41, dtype=float)
+    x = 0.05 * t
+    y = np.where(t <= 20, 0.05 * t, 2.0 - 0.05 * t)
+    truth = np.column_stack([x, y, np.full(41, 0.1)])
+    visible = np.ones(41, bool)
+    visible[10:31] = False
+    filled = fill_occluded(np.where(visible[:, None], truth, np.nan), visible)
+    assert filled[visible].tolist() == truth[visible].tolist()
+    assert filled[:, 1].max() <= 1.0 + 1e-9  # never past the corner
+    assert filled[20, 1] > 0.6  # but bent toward it, not cut straight across (y = 0.5)
+
+
+def test_a_doorway_under_a_lintel_is_walked_through():
+    # a wall across the lane with a 0.7 m doorway at y = 0 under a lintel 0.5 m up
+    sides = [("obstacle", (0.0, y, 0.35), (0.1, 2.65, 0.7)) for y in (-1.675, 1.675)]
+    lintel = ("obstacle", (0.0, 0.0, 0.6), (0.1, 0.7, 0.2))
+    terrain, _, path = plan(scene(*sides, lintel), w_v=10.0)
+    assert path.jumps.sum() == 0 and path.horizontal < 3.3  # straight through, no detour
+    assert terrain.overhead.any()
+
+
+def test_a_bridge_flush_with_the_raised_floor_is_walked_across():
+    raised = [("floor", (-1.6, 0.0, 0.15), (2.4, 4.0, 0.3)),
+              ("floor", (1.6, 0.0, 0.15), (2.4, 4.0, 0.3))]  # a 0.8 m chasm
+    bridge = ("obstacle", (0.0, 0.0, 0.25), (0.8, 0.5, 0.1))
+    tracks = scene(*raised, bridge, agent=(-1.5, 0.0, 0.4), goal=(1.5, 0.0, 0.4))
+    terrain = build_terrain(tracks)
+    path = plan_paths(build_graph(terrain), np.array([-1.5, 0.0]),
+                      {3: np.array([1.5, 0.0, 0.4])}, 1.0)[3][0]
+    assert path.jumps.sum() == 0 and path.vertical == 0.0
+
+
+def test_a_chasm_jump_keeps_the_body_above_the_lips():
+    raised = [("floor", (-1.6, 0.0, 0.15), (2.4, 4.0, 0.3)),
+              ("floor", (1.6, 0.0, 0.15), (2.4, 4.0, 0.3))]
+    tracks = scene(*raised, agent=(-1.5, 0.0, 0.4), goal=(1.5, 0.0, 0.4))
+    graph = build_graph(build_terrain(tracks))
+    path = plan_paths(graph, np.array([-1.5, 0.0]), {3: np.array([1.5, 0.0, 0.4])}, 1.0)[3][0]
+    assert path.vertical >= 0.05  # an arc over the 0.8 m gap, not a skim across it
+
+
 def evidence(goals, cost, distance, stay=50.0) -> VideoEvidence:
     n = len(W_V)
     return VideoEvidence(tuple(goals), np.tile(np.array(cost, float), (n, 1)),
@@ -138,3 +181,24 @@ def test_calibration_file_round_trips_and_bad_files_are_one_line_errors(tmp_path
     (tmp_path / "bad.json").write_text(json.dumps({"format": "x"}))
     with pytest.raises(DataFileError, match="bad.json"):
         BipackObserver.load(tmp_path / "bad.json")
+
+
+def test_an_occluder_that_may_hide_a_constraint_explains_a_costly_path():
+    """Familiarization: the agent took a path costing 3.5 behind a standing occluder, where the
+    seen scene offers a 2.4 straight walk (the path is 20 away from it). Either nothing is hidden
+    (then the detour is wasteful) or a hidden constraint made it the efficient way: the second
+    says the reward is worth at least 3.5, so at test a revealed wall that costs 3.5 to pass
+    (the same path, close to its prediction) is less surprising than one revealing nothing."""
+    from dataclasses import replace
+
+    uniform = np.full(len(W_V), -np.log(len(W_V)))
+    seen = evidence((1,), (2.4,), (20.0,))
+    fam = [replace(seen, hidden_cost=np.full(len(W_V), 3.5), reached=0)]
+    wall_revealed = evidence((1,), (3.5,), (2.0,))
+    nothing_revealed = evidence((1,), (2.4,), (20.0,))
+    assert (expected_distance(fam, wall_revealed, uniform)
+            < expected_distance(fam, nothing_revealed, uniform))
+    # without the hidden-constraint hypothesis, a reward between 2.4 and 3.5 is as likely as
+    # any: the revealed wall would often make the agent give up, a worse fit
+    assert (expected_distance(fam, wall_revealed, uniform)
+            < expected_distance([seen], wall_revealed, uniform))

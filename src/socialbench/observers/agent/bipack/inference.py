@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -27,6 +28,7 @@ REWARDS = np.concatenate([np.arange(0.05, 10.0, 0.05), np.arange(10.0, 100.5, 1.
 REWARD_PRIOR = np.diff(np.concatenate([[0.0], REWARDS]))
 REWARD_PRIOR = REWARD_PRIOR / REWARD_PRIOR.sum()
 COST_SCALE = 1.0  # reward units per metre of effort
+P_HIDDEN = 0.5  # ours: the prior that an occluder that hid the agent's path hides a constraint
 
 
 def reward_grid(goals: Sequence[int]) -> np.ndarray:
@@ -58,6 +60,22 @@ def predicted_distance(ev: VideoEvidence, goals: Sequence[int], rewards: np.ndar
     return np.where(best > 0, went, ev.stay)
 
 
+def log_likelihood(ev: VideoEvidence, goals: Sequence[int], rewards: np.ndarray) -> np.ndarray:
+    """(len(W_V), M): log P(observed path | w_v, rewards) = -beta D. Where an occluder may hide
+    a constraint (``ev.hidden_cost``), the scene is uncertain too: with P_HIDDEN something
+    unseen made the observed path the efficient way to the goal it reached (predicted = observed,
+    cost = its effort), else the scene is as seen; the two likelihoods mix."""
+    seen = -BETA * predicted_distance(ev, goals, rewards)
+    if ev.hidden_cost is None or ev.reached < 0:
+        return seen
+    cost, distance = ev.cost.copy(), ev.distance.copy()
+    cost[:, ev.reached] = ev.hidden_cost
+    distance[:, ev.reached] = 0.0
+    hidden = -BETA * predicted_distance(replace(ev, cost=cost, distance=distance), goals,
+                                        rewards)
+    return np.logaddexp(np.log1p(-P_HIDDEN) + seen, np.log(P_HIDDEN) + hidden)
+
+
 def calibrate(videos: Sequence[VideoEvidence], combine: str = "product") -> np.ndarray:
     """log P_train(w_v) from training videos, each video's rewards averaged over the grid
     (every trial's agent has its own rewards; the cost weight is shared).
@@ -67,8 +85,7 @@ def calibrate(videos: Sequence[VideoEvidence], combine: str = "product") -> np.n
     """
     if combine not in ("product", "sum"):
         raise ValueError(f"combine must be 'product' or 'sum', got {combine!r}")
-    per_video = np.array([_log_mean_exp(-BETA * predicted_distance(ev, ev.goals,
-                                                                   reward_grid(ev.goals))
+    per_video = np.array([_log_mean_exp(log_likelihood(ev, ev.goals, reward_grid(ev.goals))
                                         + reward_log_prior(ev.goals))
                           for ev in videos]).reshape(len(videos), len(W_V))
     if not videos:
@@ -99,7 +116,7 @@ def expected_distance(familiarization: Sequence[VideoEvidence], test: VideoEvide
     log_post = log_prior[:, None] + reward_log_prior(goals)[None, :]
     if use_familiarization:
         for ev in familiarization:
-            log_post = log_post - BETA * predicted_distance(ev, goals, rewards)
+            log_post = log_post + log_likelihood(ev, goals, rewards)
     post = np.exp(log_post - log_post.max())
     post /= post.sum()
     return float((post * predicted_distance(test, goals, rewards)).sum())

@@ -13,6 +13,7 @@ the grid (0.1 m) where RRT* is only asymptotically optimal, and it costs millise
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,8 +50,9 @@ class Graph:
     jump: np.ndarray  # bool per edge
     hump: np.ndarray  # a jump's parabola height over the straight take-off-landing line
 
+    @functools.cached_property
     def edge_ids(self) -> csr_matrix:
-        """Edge index + 1 by (source, destination) cell."""
+        """Edge index + 1 by (source, destination) cell (built once: every backtrack reads it)."""
         n = self.terrain.height.size
         return csr_matrix((np.arange(1, self.src.size + 1), (self.src, self.dst)), shape=(n, n))
 
@@ -100,6 +102,7 @@ def _shifted_pairs(nx: int, ny: int, dx: int, dy: int) -> tuple[tuple[np.ndarray
     return (gx.ravel(), gy.ravel()), (gx.ravel() + dx, gy.ravel() + dy)
 
 
+@functools.lru_cache(maxsize=4)  # the same for every video of a grid
 def _jump_offsets(cell: float) -> list[tuple[tuple[int, int], np.ndarray]]:
     """Distinct cell offsets of the jumps, each with the cell offsets its line passes over."""
     seen: dict[tuple[int, int], np.ndarray] = {}
@@ -140,6 +143,8 @@ def _jump_edges(terrain: Terrain, index: np.ndarray, offset: tuple[int, int],
     h0, h1 = h[a], h[b]
     under = np.stack([under_body[a[0] + sx, a[1] + sy] for sx, sy in samples], axis=1)
     over_kind = np.stack([kind[a[0] + sx, a[1] + sy] for sx, sy in samples], axis=1)
+    # over a chasm the agent's bottom stays above its take-off floor (it clears the far lip)
+    under = np.where(over_kind == CHASM, np.maximum(under, h0[:, None]), under)
     off = np.array(offset, float)
     frac = np.clip(samples @ off / (off @ off), 0.02, 0.98)[None]
     line = h0[:, None] + frac * (h1 - h0)[:, None]
@@ -152,6 +157,9 @@ def _jump_edges(terrain: Terrain, index: np.ndarray, offset: tuple[int, int],
     hump = np.maximum(need, GRAVITY * (length / MAX_SPEED_H) ** 2 / 8)
     good = (crosses & (over_wall <= MAX_JUMP_HEIGHT) & (h1 - h0 <= MAX_CLIMB)
             & (need <= GRAVITY * (length / JUMP_SPEED_H) ** 2 / 8))
+    if terrain.overhead is not None:  # no jumping into a lintel
+        good &= ~np.stack([terrain.overhead[a[0] + sx, a[1] + sy] for sx, sy in samples],
+                          axis=1).any(axis=1)
     hump, rise = hump[good], (h1 - h0)[good]
     # the apex above the take-off: the highest point of rise * s + 4 hump s (1 - s)
     s_top = np.clip(0.5 + rise / (8 * np.maximum(hump, 1e-9)), 0.0, 1.0)
@@ -263,7 +271,7 @@ def _backtrack(graph: Graph, pred: np.ndarray, start: int, target: int,
         path.append(int(pred[path[-1]]))
     cells = np.array(path if reverse else path[::-1], int)
     # each step's edge (one edge joins a pair of cells: jump offsets skip walking ones)
-    edges = graph.edge_ids()[cells[:-1], cells[1:]].A1.astype(int) - 1
+    edges = graph.edge_ids[cells[:-1], cells[1:]].A1.astype(int) - 1
     lifts = graph.lift[edges]
     return Plan(cells, graph.jump[edges], lifts, graph.hump[edges],
                 float(graph.length[edges].sum()), float(lifts.sum()))

@@ -22,6 +22,8 @@ MARGIN = 0.9  # metres of floor kept around the scene's agent, goals and obstacl
 PLATFORM_MIN_SIDE = 0.55  # an obstacle box this wide both ways has a top to stand on
 STEP = 0.09  # the most the surface may rise between neighbouring cells while walking (ramps)
 CLEARANCE = 0.1  # the agent's radius: kept from edges and walls
+HEADROOM = 0.3  # an obstacle this far above the surface under it is overhead (a doorway's
+# lintel): the 0.2 m agent walks beneath it, so it does not block the ground
 
 # surface kinds
 FLOOR, RAISED, PLATFORM, WALL, RAMP, CHASM = range(6)
@@ -38,6 +40,7 @@ class Terrain:
     walkable: np.ndarray  # (nx, ny) bool
     origin: np.ndarray  # (2,) x, y of cell [0, 0]
     cell: float = CELL
+    overhead: np.ndarray | None = None  # (nx, ny) bool: under an overhead box (no jumping)
 
     def point(self, ij: np.ndarray) -> np.ndarray:
         """Cell indices (..., 2) -> x, y of their centres."""
@@ -50,14 +53,18 @@ class Terrain:
 
 def scene_boxes(tracks: VideoTracks) -> list[tuple[str, str, np.ndarray, np.ndarray, float]]:
     """(class, shape, centre, half extents, yaw) of every floor piece and obstacle the video
-    shows, at its last seen place; occluders are left out (the paper removes them)."""
+    shows, at its last seen place (an obstacle an occluder hid shows once it falls). An
+    occluder is kept as the upright panel it was when first seen: it stands on the floor while
+    the agent moves (it is knocked over only once the agent has stopped), so the agent cannot
+    pass through it (the paper drops it from the rebuilt scene; ours blocks a wall's near end)."""
     boxes = []
     for i, cls in enumerate(tracks.classes):
-        if cls not in ("floor", "obstacle") or not tracks.seen(i):
+        if cls not in ("floor", "obstacle", "occluder") or not tracks.seen(i):
             continue
-        centre, half = tracks.last_seen_box(i)
-        t = int(np.flatnonzero(tracks.visible[:, i])[-1])
-        boxes.append((cls, tracks.shapes[i], centre, half, float(tracks.yaw[t, i])))
+        shown = np.flatnonzero(tracks.visible[:, i])
+        t = int(shown[0] if cls == "occluder" else shown[-1])
+        boxes.append(("obstacle" if cls == "occluder" else cls, tracks.shapes[i],
+                      tracks.centres[t, i], tracks.half[t, i], float(tracks.yaw[t, i])))
     return boxes
 
 
@@ -84,8 +91,14 @@ def build_terrain(tracks: VideoTracks, cell: float = CELL) -> Terrain:
     gx, gy = np.meshgrid(xs, ys, indexing="ij")
     height = np.full(gx.shape, -np.inf)
     kind = np.full(gx.shape, CHASM)
+    overhead = np.zeros(gx.shape, bool)
+    raised: list[tuple[float, np.ndarray]] = []  # (top, cells) of each raised floor piece
     base = None
-    for cls, shp, centre, half, yaw in sorted(scene_boxes(tracks), key=lambda b: b[2][2] + b[3][2]):
+    # lowest top first (floor pieces before obstacles level with them: a bridge finds them)
+    def order(box: tuple) -> tuple[float, bool]:
+        return round(float(box[2][2] + box[3][2]), 4), box[0] != "floor"
+
+    for cls, shp, centre, half, yaw in sorted(scene_boxes(tracks), key=order):
         # a cell belongs to a box when the box overlaps it (thin walls always show)
         inside = ((np.abs(gx - centre[0]) <= half[0] + cell / 2)
                   & (np.abs(gy - centre[1]) <= half[1] + cell / 2))
@@ -98,11 +111,20 @@ def build_terrain(tracks: VideoTracks, cell: float = CELL) -> Terrain:
                 surface, what = np.full(gx.shape, top), FLOOR
             else:
                 surface, what = np.full(gx.shape, top), RAISED
+                raised.append((top, inside))
         elif shp == "ramp":
             surface, what = _ramp_surface(gx, gy, centre, half, yaw), RAMP
         else:
+            below = np.where(np.isfinite(height), height, 0.0 if base is None else base)
+            above = inside & (centre[2] - half[2] - below > HEADROOM)
+            overhead |= above
+            inside &= ~above
             wide = min(half[0], half[1]) * 2 >= PLATFORM_MIN_SIDE
-            surface, what = np.full(gx.shape, top), (PLATFORM if wide else WALL)
+            # a bridge: a slab flush with a raised floor piece it reaches (part of the floor)
+            flush = any(abs(top - level) <= STEP and (inside & piece).any()
+                        for level, piece in raised)
+            surface, what = np.full(gx.shape, top), (RAISED if flush else
+                                                     PLATFORM if wide else WALL)
         higher = inside & (surface >= height)
         height[higher] = surface[higher]
         kind[higher] = what
@@ -114,7 +136,7 @@ def build_terrain(tracks: VideoTracks, cell: float = CELL) -> Terrain:
     if (kind == RAISED).any():  # between raised floor pieces, the room's floor is a chasm
         kind[kind == FLOOR] = CHASM
     return Terrain(height=height, kind=kind, walkable=_walkable(height, kind, cell),
-                   origin=low.copy(), cell=cell)
+                   origin=low.copy(), cell=cell, overhead=overhead)
 
 
 def _ramp_surface(gx: np.ndarray, gy: np.ndarray, centre: np.ndarray, half: np.ndarray,

@@ -10,29 +10,59 @@ from socialbench.observers.agent.bipack.planner import Plan
 from socialbench.observers.agent.bipack.terrain import STEP, Terrain
 
 WALK_SPEED = 1.3  # m/s (agent spec: walking and a jump's horizontal speed)
+GOAL_STOP = 0.24  # m: the agent stops this far from its goal (agent spec)
 GRAVITY = 9.81
 FIT_WINDOW = 5  # seen frames on each side of a gap that the curve is fitted to (a jump
 # half seen keeps its rise and fall)
 
 
 def fill_occluded(track: np.ndarray, visible: np.ndarray, window: int = FIT_WINDOW) -> np.ndarray:
-    """Fill each run of unseen frames of a (T, 3) track with a 2nd-order polynomial in time
-    fitted, per coordinate, to up to ``window`` seen frames on either side of the run."""
+    """Fill each run of unseen frames of a (T, 3) track with a second-order curve: the quadratic
+    Bezier from the last seen point to the next one whose control point is where the agent's
+    headings there meet (each from a quadratic fit in time to up to ``window`` seen frames on
+    that side). A ballistic arc is such a curve, so a half-seen jump keeps its exact rise and
+    fall; a corner walked round unseen is rounded off inside the corner, never overshot; with
+    headings that never meet (parallel, or pointing apart) the stretch is a straight line. A
+    run at either end of the video holds the nearest seen point."""
     track = np.array(track, float)
     seen = np.flatnonzero(visible)
     if seen.size == 0:
         raise ValueError("the agent is never seen")
-    t = np.arange(len(track))
     for start, stop in _runs(~np.asarray(visible, bool)):
-        before = seen[seen < start][-window:]
-        after = seen[seen >= stop][:window]
-        support = np.concatenate([before, after])
-        degree = min(2, support.size - 1)
-        gap = t[start:stop]
-        for axis in range(3):
-            coeffs = np.polyfit(support, track[support, axis], degree)
-            track[start:stop, axis] = np.polyval(coeffs, gap)
+        before, after = seen[seen < start][-window:], seen[seen >= stop][:window]
+        if before.size == 0 or after.size == 0:
+            track[start:stop] = track[after[0] if before.size == 0 else before[-1]]
+            continue
+        p0, p2 = track[before[-1]], track[after[0]]
+        control = _meeting_point(p0, _heading(track, before, before[-1]),
+                                 p2, _heading(track, after, after[0]))
+        u = ((np.arange(start, stop) - before[-1]) / (after[0] - before[-1]))[:, None]
+        track[start:stop] = (1 - u) ** 2 * p0 + 2 * u * (1 - u) * control + u ** 2 * p2
     return track
+
+
+def _heading(track: np.ndarray, frames: np.ndarray, at: int) -> np.ndarray:
+    """The velocity at frame ``at`` of a quadratic in time fitted to ``frames`` (zero if one)."""
+    if frames.size < 2:
+        return np.zeros(3)
+    degree = min(2, frames.size - 1)
+    coeffs = np.polyfit(frames - at, track[frames], degree)  # (degree + 1, 3)
+    return coeffs[-2]
+
+
+def _meeting_point(p0: np.ndarray, d0: np.ndarray, p2: np.ndarray, d2: np.ndarray) -> np.ndarray:
+    """Where the line forward from ``p0`` along ``d0`` and the line back from ``p2`` along
+    ``d2`` come closest (the middle of the chord when they do not meet ahead of both)."""
+    middle = (p0 + p2) / 2
+    chord = float(np.linalg.norm(p2 - p0))
+    system = np.array([[d0 @ d0, d0 @ d2], [d0 @ d2, d2 @ d2]])
+    if chord == 0 or abs(np.linalg.det(system)) < 1e-12 * (d0 @ d0) * (d2 @ d2) + 1e-18:
+        return middle
+    a, b = np.linalg.solve(system, [d0 @ (p2 - p0), d2 @ (p2 - p0)])
+    ahead = a * np.linalg.norm(d0), b * np.linalg.norm(d2)
+    if min(ahead) <= 0 or max(ahead) > 3 * chord:
+        return middle
+    return (p0 + a * d0 + p2 - b * d2) / 2
 
 
 def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
@@ -49,12 +79,27 @@ def observed_path(track: np.ndarray, visible: np.ndarray, stride: int) -> np.nda
 
 
 def predicted_path(terrain: Terrain, plan: Plan | None, start: np.ndarray, half_height: float,
-                   spacing: float) -> np.ndarray:
+                   spacing: float, goal: np.ndarray | None = None) -> np.ndarray:
     """The centre's path a plan predicts, from ``start`` (3,), sampled every ``spacing`` metres;
-    with no plan (giving up) the agent stays where it starts."""
+    with no plan (giving up) the agent stays where it starts. With the ``goal``'s centre, the
+    path ends where the agent stops, GOAL_STOP short of it (the plan ends within reach)."""
     start = np.asarray(start, float)
     if plan is None or len(plan.cells) < 2:
         return start[None]
+    path = _plan_path(terrain, plan, start, half_height, spacing)
+    if goal is not None:
+        end = path[-1]
+        away = np.asarray(goal, float)[:2] - end[:2]
+        gap = float(np.hypot(*away))
+        if gap > GOAL_STOP:
+            stop = end.copy()
+            stop[:2] += away * (gap - GOAL_STOP) / gap
+            path = np.concatenate([path, _resample(np.stack([end, stop]), spacing)[1:]])
+    return path
+
+
+def _plan_path(terrain: Terrain, plan: Plan, start: np.ndarray, half_height: float,
+               spacing: float) -> np.ndarray:
     ij = np.stack(np.unravel_index(plan.cells, terrain.height.shape), axis=1)
     xy = terrain.point(ij)
     xy[0] = start[:2]
@@ -123,14 +168,14 @@ def _walk_up_and_jump(terrain: Terrain, a: np.ndarray, b: np.ndarray, hump: floa
         return _arc(a, b, hump, spacing)
     body = half_height / length  # the agent's half width (a 0.2 m body), along the line
     lo, hi = s[blocked[0]] - body, s[blocked[-1]] + body
-    top = float(np.max(under[blocked])) - base + 0.05
+    # clear a wall's top, or over a chasm the take-off floor (the far lip), by 5 cm
+    top = max(float(np.max(under[blocked])) - base, 0.0) + 0.05
     # take-off and landing margins around the obstacle: the arc just clearing its edges, and
     # of those the one of least launch speed (v_h^2 + v_v^2) at 1.3 m/s or more horizontally
     margin = np.arange(0.02, 1.0, 0.02) / length
     s0, s1 = np.maximum(0.0, lo - margin), np.minimum(1.0, hi + margin)
     span = (s1 - s0) * length
     edge = np.minimum(lo - s0, s1 - hi) / np.maximum(s1 - s0, 1e-9)
-    # over a chasm nothing is cleared (top <= 0): a low arc, its speed bounded below by 1.3
     height = np.maximum(top / np.maximum(4 * edge * (1 - edge), 1e-9), 0.01)
     speed_h = span * np.sqrt(GRAVITY / (8 * height))
     energy = np.where(speed_h >= WALK_SPEED, speed_h ** 2 + 2 * GRAVITY * height, np.inf)
