@@ -10,6 +10,7 @@ platform's top, a ramp; not a wall's top, not the bottom of a chasm).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,6 +46,14 @@ class Terrain:
     def point(self, ij: np.ndarray) -> np.ndarray:
         """Cell indices (..., 2) -> x, y of their centres."""
         return self.origin + np.asarray(ij, float) * self.cell
+
+    @functools.cached_property
+    def obstacle_clearance(self) -> np.ndarray:
+        """(nx, ny) metres from each cell's centre to the nearest wall or platform cell's."""
+        blocked = np.isin(self.kind, (WALL, PLATFORM))
+        if not blocked.any():
+            return np.full(self.kind.shape, np.inf)
+        return ndimage.distance_transform_edt(~blocked) * self.cell
 
     def cell_of(self, xy: np.ndarray) -> np.ndarray:
         ij = np.rint((np.asarray(xy, float) - self.origin) / self.cell).astype(int)

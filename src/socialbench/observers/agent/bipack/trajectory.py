@@ -11,6 +11,9 @@ from socialbench.observers.agent.bipack.terrain import STEP, Terrain
 
 WALK_SPEED = 1.3  # m/s (agent spec: walking and a jump's horizontal speed)
 GOAL_STOP = 0.24  # m: the agent stops this far from its goal (agent spec)
+# m from the agent's centre to the nearest wall cell when it walks round a wall's end: the
+# spec's ~0.3 m between the agent's side and the wall, plus its 0.1 m half width
+DETOUR_ROOM = 0.4
 GRAVITY = 9.81
 FIT_WINDOW = 5  # seen frames on each side of a gap that the curve is fitted to (a jump
 # half seen keeps its rise and fall)
@@ -118,8 +121,9 @@ def _plan_path(terrain: Terrain, plan: Plan, start: np.ndarray, half_height: flo
         while end < len(plan.jumps) and not plan.jumps[end]:
             end += 1
         corners = _string_pull(terrain, xy[k:end + 1], ground[k:end + 1])
-        points = np.column_stack([xy[k:end + 1][corners], ground[k:end + 1][corners]
-                                  + half_height])
+        points = np.column_stack([xy[k:end + 1][corners], ground[k:end + 1][corners]])
+        points = _round_corners_wide(terrain, points)
+        points[:, 2] += half_height
         pieces.append(_resample(points, spacing)[1:])
         k = end
     return np.concatenate(pieces)
@@ -137,6 +141,36 @@ def _string_pull(terrain: Terrain, xy: np.ndarray, ground: np.ndarray) -> list[i
         corners.append(nxt)
         anchor = nxt
     return corners
+
+
+def _round_corners_wide(terrain: Terrain, points: np.ndarray) -> np.ndarray:
+    """Move each inner corner (x, y, ground) of a walking run that passes closer than
+    DETOUR_ROOM to an obstacle out to the nearest cell that clear (within that distance),
+    where both straight legs to it stay walkable: the agent walks round a wall's end with about
+    0.3 m to spare (agent spec), not grazing it as the least-cost path on the grid does (the
+    plan's cost is unchanged: this only places its corners)."""
+    clear = terrain.obstacle_clearance
+    points = points.copy()
+    reach = int(np.ceil(DETOUR_ROOM / terrain.cell))
+    for k in range(1, len(points) - 1):
+        i, j = terrain.cell_of(points[k, :2])
+        if clear[i, j] >= DETOUR_ROOM:
+            continue
+        lo = np.maximum([i - reach, j - reach], 0)
+        hi = np.minimum([i + reach + 1, j + reach + 1], clear.shape)
+        window = clear[lo[0]:hi[0], lo[1]:hi[1]]
+        ok = (window >= DETOUR_ROOM) & terrain.walkable[lo[0]:hi[0], lo[1]:hi[1]]
+        if not ok.any():
+            continue
+        cells = np.argwhere(ok) + lo
+        near = np.hypot(*(cells - [i, j]).T)
+        for c in cells[np.argsort(near, kind="stable")][:8]:
+            xy, h = terrain.point(c), float(terrain.height[c[0], c[1]])
+            if (_straight_ok(terrain, points[k - 1, :2], xy, points[k - 1, 2], h)
+                    and _straight_ok(terrain, xy, points[k + 1, :2], h, points[k + 1, 2])):
+                points[k] = [*xy, h]
+                break
+    return points
 
 
 def _straight_ok(terrain: Terrain, a: np.ndarray, b: np.ndarray, ha: float, hb: float) -> bool:
