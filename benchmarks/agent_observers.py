@@ -4,8 +4,9 @@ and seconds per test video, on a dataset generated beforehand.
 BIPaCK: for each test pair, the time to rate both test videos from scratch (the shared
 familiarization videos planned once, as `agent evaluate` does), split into the planning of
 every video (scene, graph, one search per w_v, DTW) and the inference. Target (issue): <= 3 s
-per test video on 2 cores. ToMnet-G: episodes per second while training (batch 16) and the
-rollout time per test video. The machine's load is printed with the figures.
+per test video on 2 cores. ToMnet-G: the time to read a training trial's states
+into graphs, episodes per second while training (batch 16; rollout and teacher-forced losses) and
+the rating time per test video. The machine's load is printed with the figures.
 
 Run: ``nice -n 5 python benchmarks/agent_observers.py --data DIR [--pairs 10] [--epochs 2]``.
 """
@@ -23,7 +24,7 @@ from socialbench.agent3d.episodes import load_episode
 from socialbench.agent3d.schema import TRIAL_TYPES
 from socialbench.observers.agent.bipack.evidence import video_evidence
 from socialbench.observers.agent.bipack.inference import expected_distance
-from socialbench.observers.agent.protocols import test_pairs, training_episodes
+from socialbench.observers.agent.protocols import test_pairs
 
 
 def bipack_speed(pairs: list) -> None:
@@ -46,30 +47,39 @@ def bipack_speed(pairs: list) -> None:
           f"target <= 3 s")
 
 
-def tomnet_speed(data: Path, pairs: list, epochs: int) -> None:
+def tomnet_speed(data: Path, pairs: list, epochs: int, per_type: int) -> None:
     import torch
 
     from socialbench.observers.agent.tomnet_g.model import ToMnetG
-    from socialbench.observers.agent.tomnet_g.observer import sample_of
-    from socialbench.observers.agent.tomnet_g.training import rollout, train
+    from socialbench.observers.agent.tomnet_g.samples import (
+        test_sample,
+        training_sample,
+        training_trials,
+    )
+    from socialbench.observers.agent.tomnet_g.surprise import surprise
+    from socialbench.observers.agent.tomnet_g.training import TRAINING, train
 
-    episodes = training_episodes(data, TRIAL_TYPES, max_per_type=4)
-    samples = [sample_of(e.trials) for e in episodes]
-    torch.manual_seed(0)
-    model = ToMnetG()
     start = time.perf_counter()
-    train(model, samples, epochs=epochs, progress=False)
-    seconds = time.perf_counter() - start
-    rate = len(samples) * epochs / seconds
-    print(f"tomnet-g: training {len(samples)} episodes x {epochs} epochs: "
-          f"{rate:.1f} episodes/s; the paper's 1,920 training trials would take "
-          f"{1920 / rate / 60:.1f} min per epoch at this rate")
-    tests = [sample_of(load_episode(e).trials) for _, e, _ in pairs]
-    start = time.perf_counter()
-    for sample in tests:
-        rollout(model, sample)
-    print(f"tomnet-g: {(time.perf_counter() - start) / len(tests):.2f} s per test video "
-          f"(rollout, graphs built beforehand)")
+    samples = [training_sample(d) for _, d in training_trials(data, TRIAL_TYPES, per_type)]
+    read = (time.perf_counter() - start) / len(samples)
+    print(f"tomnet-g: reading states and building graphs: {read:.2f} s per training trial; "
+          f"1,920 trials: {1920 * read / 60:.0f} min, once (--checkpoints keeps the graphs)")
+    tests = [test_sample(e) for _, e, _ in pairs]
+    for mode in TRAINING:
+        torch.manual_seed(0)
+        model = ToMnetG()
+        start = time.perf_counter()
+        train(model, samples, epochs=epochs, progress=False, mode=mode)
+        rate = len(samples) * epochs / (time.perf_counter() - start)
+        print(f"tomnet-g, {mode} training: {len(samples)} episodes x {epochs} epochs: "
+              f"{rate:.1f} episodes/s; an epoch of the paper's 1,920 training trials: "
+              f"{1920 / rate / 60:.1f} min at this rate (extrapolated)")
+        start = time.perf_counter()
+        for sample in tests:
+            surprise(model, sample, mode)
+        print(f"tomnet-g, {mode} surprise: "
+              f"{(time.perf_counter() - start) / len(tests):.3f} s per test video "
+              f"(graphs built beforehand)")
 
 
 def main() -> None:
@@ -77,6 +87,8 @@ def main() -> None:
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--pairs", type=int, default=10, help="test pairs timed (first ones)")
     parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--per-type", type=int, default=4,
+                        help="ToMnet-G: training trials per type timed")
     parser.add_argument("--skip", choices=["bipack", "tomnet-g"], default=None)
     args = parser.parse_args()
     pairs = test_pairs(args.data)
@@ -86,7 +98,7 @@ def main() -> None:
     if args.skip != "bipack":
         bipack_speed(chosen)
     if args.skip != "tomnet-g":
-        tomnet_speed(args.data, chosen, args.epochs)
+        tomnet_speed(args.data, chosen, args.epochs, args.per_type)
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
 
 

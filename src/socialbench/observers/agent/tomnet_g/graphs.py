@@ -3,8 +3,10 @@
 Nodes are the entities the video shows (agent first, then goals, obstacles and raised floor
 pieces; the occluder is left out, as the paper reconstructs occluded videos): entity class,
 box centre and size, orientation (yaw as sine and cosine), colour code and whether the entity is
-seen yet (an entity hidden so far is all zeros). The agent's occluded positions are filled by
-the same second-order curve fit as BIPaCK's.
+shown (an entity the video never shows is all zeros). As the paper reconstructs occluded videos
+before ToMnet-G reads them, an entity first seen late (scenario 3's wall, revealed when the
+occluder drops) is shown from the first frame with the box it is first seen with, and the agent's
+occluded positions are filled by the same second-order curve fit as BIPaCK's.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import numpy as np
 
 from socialbench.agent3d.schema import VideoStates
 from socialbench.observers.agent.bipack.trajectory import fill_occluded
-from socialbench.observers.agent.tracks import video_tracks
+from socialbench.observers.agent.tracks import VideoTracks, video_tracks
 
 NODE_CLASSES = ("agent", "goal", "obstacle", "floor")
 N_COLOURS = 9  # goal colour codes 1-8, and none
@@ -41,23 +43,38 @@ def video_graphs(video: VideoStates, stride: int = STRIDE) -> VideoGraphs:
                               and not (c == "floor" and tracks.sizes[i][0] > 8)]
     nodes = np.zeros((len(keep), len(order), FEATURES), np.float32)
     for n, i in enumerate(order):
-        seen = np.maximum.accumulate(tracks.visible[:, i])[keep]
-        centre = tracks.centres[keep, i]
+        centre, half, yaw = (a[keep] for a in _from_first_sighting(tracks, i))
+        seen = np.full(len(keep), tracks.seen(i))
         if n == 0:
             centre, seen = agent, np.ones(len(keep), bool)
         row = np.zeros((len(keep), FEATURES), np.float32)
         row[:, NODE_CLASSES.index(tracks.classes[i])] = 1
         at = len(NODE_CLASSES)
         row[:, at:at + 3] = np.nan_to_num(centre)
-        row[:, at + 3:at + 6] = np.nan_to_num(2 * tracks.half[keep, i])
-        row[:, at + 6] = np.sin(tracks.yaw[keep, i])
-        row[:, at + 7] = np.cos(tracks.yaw[keep, i])
+        row[:, at + 3:at + 6] = np.nan_to_num(2 * half)
+        row[:, at + 6] = np.sin(yaw)
+        row[:, at + 7] = np.cos(yaw)
         label = int(tracks.labels[i])
         row[:, at + 8 + (label if 1 <= label <= 8 else 0)] = 1
         row[:, -1] = 1
         row[~seen] = 0
         nodes[:, n] = row
     return VideoGraphs(nodes=nodes, agent=agent.astype(np.float32))
+
+
+def _from_first_sighting(tracks: VideoTracks,
+                         i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Entity ``i``'s centres, half extents (T, 3) and yaw (T,), unseen frames holding the last
+    sighting and those before the first sighting given the first one (the tracks leave NaN)."""
+    centre, half, yaw = tracks.centres[:, i].copy(), tracks.half[:, i].copy(), tracks.yaw[:, i]
+    seen = tracks.visible[:, i]
+    frames = np.flatnonzero(seen)
+    if frames.size:
+        centre[:frames[0]] = centre[frames[0]]
+        half[:frames[0]] = half[frames[0]]
+        last = np.maximum.accumulate(np.where(seen, np.arange(len(seen)), frames[0]))
+        yaw = yaw[last]
+    return centre, half, yaw
 
 
 def position_slice() -> slice:

@@ -6,6 +6,12 @@ Familiarization videos: one 64-unit LSTM over each video's embeddings; the chara
 embedding is the sum over videos. Test video: the frame embedding with the character
 embedding, two 64-d layers, a 64-unit LSTM and a linear head predicting the agent's next
 displacement.
+
+``relative`` (our default, an option): every other entity's box centre enters as its offset
+from the agent's, computed inside the network from the absolute positions (so a rollout that
+moves the agent moves the offsets too). With absolute centres the network has to learn the
+subtraction itself from a few hundred trials, and did not (accuracy at chance on the scale-0.2
+set, docs/agent_observers.md).
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ import torch
 from torch import nn
 from torch_geometric.nn import MessagePassing
 
-from socialbench.observers.agent.tomnet_g.graphs import FEATURES
+from socialbench.observers.agent.tomnet_g.graphs import FEATURES, position_slice
 
 NODE_DIM, EDGE_DIM, HIDDEN = 32, 64, 64
 
@@ -48,9 +54,21 @@ def frame_graph_edges(nodes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return x, edge_index
 
 
+def relative_to_agent(nodes: torch.Tensor) -> torch.Tensor:
+    """(..., N, F) nodes with each present non-agent node's centre replaced by its offset from
+    the agent's (node 0); absent nodes stay all zeros."""
+    where = position_slice()
+    centre = nodes[..., where]
+    present = nodes.abs().sum(dim=-1, keepdim=True) > 0
+    present[..., 0, :] = False
+    offset = torch.where(present, centre - centre[..., :1, :], centre)
+    return torch.cat([nodes[..., :where.start], offset, nodes[..., where.stop:]], dim=-1)
+
+
 class ToMnetG(nn.Module):
-    def __init__(self) -> None:
+    def __init__(self, relative: bool = True) -> None:
         super().__init__()
+        self.relative = relative
         self.gnn = AgentEdgePool()
         self.embed = nn.Sequential(nn.Linear(EDGE_DIM, HIDDEN), nn.ReLU())
         self.character = nn.LSTM(HIDDEN, HIDDEN, batch_first=True)
@@ -62,6 +80,8 @@ class ToMnetG(nn.Module):
     def frame_embeddings(self, nodes: torch.Tensor) -> torch.Tensor:
         """(B, T, N, F) -> (B, T, HIDDEN): the agent node's pooled embedding per frame."""
         b, t, n, _ = nodes.shape
+        if self.relative:
+            nodes = relative_to_agent(nodes)
         x, edge_index = frame_graph_edges(nodes)
         pooled = self.gnn(x, edge_index).reshape(b, t, n, EDGE_DIM)[:, :, 0]
         return self.embed(pooled)

@@ -1,5 +1,5 @@
 """The registered ``tomnet-g`` observer: surprise = how far the observed agent is from the
-path the network predicts, per rated frame (the evaluation takes the mean)."""
+path the network predicts, per rated frame (the evaluation takes the mean; ``surprise.py``)."""
 
 from __future__ import annotations
 
@@ -12,17 +12,14 @@ import torch
 
 from socialbench.agent3d.schema import VideoStates
 from socialbench.core.errors import DataFileError
-from socialbench.observers.agent.tomnet_g.graphs import video_graphs
 from socialbench.observers.agent.tomnet_g.model import ToMnetG
-from socialbench.observers.agent.tomnet_g.training import Sample, rollout, train
+from socialbench.observers.agent.tomnet_g.samples import sample_of
+from socialbench.observers.agent.tomnet_g.surprise import surprise_per_step
+from socialbench.observers.agent.tomnet_g.training import train
 from socialbench.voe.observer import EpisodeView, LearnedObserver
 from socialbench.voe.registry import register_observer
 
 EPOCHS = 20  # our default (the paper gives none); `--epochs` changes it
-
-
-def sample_of(trials: Sequence[VideoStates]) -> Sample:
-    return Sample(tuple(video_graphs(v) for v in trials[:-1]), video_graphs(trials[-1]))
 
 
 @register_observer("agent", "tomnet-g")
@@ -32,16 +29,17 @@ class ToMnetGObserver(LearnedObserver[EpisodeView[VideoStates]]):
     name = "tomnet-g"
     benchmark = "agent"
 
-    def __init__(self, device: str = "cpu", seed: int = 0) -> None:
+    def __init__(self, device: str = "cpu", seed: int = 0, relative: bool = True,
+                 surprise: str = "teacher-forced") -> None:
         self.device = device
         self.seed = seed
+        self.surprise = surprise
         torch.manual_seed(seed)
-        self.model = ToMnetG().to(device)
+        self.model = ToMnetG(relative=relative).to(device)
 
     def surprise_per_step(self, episode: EpisodeView[VideoStates]) -> np.ndarray:
-        sample = sample_of(episode.trials)
-        predicted = rollout(self.model, sample, self.device)
-        return np.linalg.norm(predicted - sample.test.agent, axis=1)
+        return surprise_per_step(self.model, sample_of(episode.trials), self.surprise,
+                                 self.device)
 
     def fit(self, train_episodes: Sequence[Any], validation: Sequence[Any] = (),
             **options: Any) -> dict[str, float]:
@@ -53,13 +51,15 @@ class ToMnetGObserver(LearnedObserver[EpisodeView[VideoStates]]):
                      progress=bool(options.get("progress", False)))
 
     def save(self, path: Path) -> None:
-        torch.save({"model": self.model.state_dict()}, path)
+        torch.save({"model": self.model.state_dict(), "relative": self.model.relative,
+                    "surprise": self.surprise}, path)
 
     @classmethod
     def load(cls, path: Path, device: str = "cpu") -> ToMnetGObserver:
-        observer = cls(device=device)
         try:
             state = torch.load(path, map_location=device, weights_only=True)
+            observer = cls(device=device, relative=bool(state.get("relative", True)),
+                           surprise=str(state.get("surprise", "teacher-forced")))
             observer.model.load_state_dict(state["model"])
         except (OSError, RuntimeError, KeyError, TypeError, ValueError) as exc:
             raise DataFileError(Path(path), f"not a tomnet-g checkpoint ({exc})") from None

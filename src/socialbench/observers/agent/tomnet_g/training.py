@@ -1,5 +1,9 @@
 """Batches, the training loop (MSE, Adam, batch 16, lr 1e-3: AGENT paper) with a progress bar,
-per-epoch checkpoints loadable with ``weights_only=True`` and resume, and the test rollout."""
+per-epoch checkpoints loadable with ``weights_only=True`` and resume, and the test rollout.
+
+The network predicts the agent's displacement to the next rated frame (every 5th) in units of
+``DISPLACEMENT_UNIT`` metres: the steps are a few centimetres, and in metres the untrained
+head's output dwarfed them (a unit change only, the loss is the paper's MSE)."""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -17,6 +22,8 @@ from socialbench.observers.agent.tomnet_g.graphs import VideoGraphs, position_sl
 from socialbench.observers.agent.tomnet_g.model import ToMnetG
 
 BATCH, LR = 16, 1e-3  # AGENT paper
+DISPLACEMENT_UNIT = 0.1  # metres per unit of the predicted displacement
+TRAINING = ("rollout", "teacher-forced")  # what the loss compares (batch_loss)
 
 
 @contextmanager
@@ -58,8 +65,15 @@ def character(model: ToMnetG, samples: Sequence[Sample], device: str) -> torch.T
     return model.character_embedding(nodes.to(device), lengths, owner, len(samples))
 
 
-def batch_loss(model: ToMnetG, samples: Sequence[Sample], device: str) -> torch.Tensor:
-    """Teacher-forced MSE of the predicted next displacement over every test step."""
+def batch_loss(model: ToMnetG, samples: Sequence[Sample], device: str,
+               mode: str = "rollout") -> torch.Tensor:
+    """The batch's MSE, in ``DISPLACEMENT_UNIT`` squared: ``rollout`` (the paper's loss), the
+    rolled-out path against the observed one over the test video's frames; ``teacher-forced``,
+    each step's predicted displacement from the observed frame against the observed one."""
+    if mode == "rollout":
+        return _rollout_loss(model, samples, device)
+    if mode != "teacher-forced":
+        raise ValueError(f"unknown ToMnet-G training {mode!r}; choose {', '.join(TRAINING)}")
     char = character(model, samples, device)
     nodes, _ = _pad([s.test.nodes for s in samples])
     pred, _ = model(nodes.to(device), char)
@@ -67,19 +81,65 @@ def batch_loss(model: ToMnetG, samples: Sequence[Sample], device: str) -> torch.
     mask = torch.zeros(pred.shape[:2], device=device)
     for k, s in enumerate(samples):
         steps = np.diff(s.test.agent, axis=0)
-        target[k, :len(steps)] = torch.from_numpy(steps).to(device)
+        target[k, :len(steps)] = torch.from_numpy(steps / DISPLACEMENT_UNIT).to(device)
         mask[k, :len(steps)] = 1
     return (((pred - target) ** 2).sum(-1) * mask).sum() / mask.sum().clamp(min=1)
 
 
+def _rollout_loss(model: ToMnetG, samples: Sequence[Sample], device: str) -> torch.Tensor:
+    char = character(model, samples, device)
+    first, _ = _pad([s.test.nodes[:1] for s in samples])
+    t = max(len(s.test.agent) for s in samples)
+    observed = torch.zeros(len(samples), t, 3, device=device)
+    mask = torch.zeros(len(samples), t, device=device)
+    for k, s in enumerate(samples):
+        observed[k, :len(s.test.agent)] = torch.from_numpy(s.test.agent).to(device)
+        mask[k, 1:len(s.test.agent)] = 1
+    path = roll(model, first[:, 0].to(device), observed[:, 0], char, t - 1)
+    error = (((path - observed) / DISPLACEMENT_UNIT) ** 2).sum(-1)
+    return (error * mask).sum() / mask.sum().clamp(min=1)
+
+
+def roll(model: ToMnetG, first: torch.Tensor, start: torch.Tensor, char: torch.Tensor,
+         steps: int) -> torch.Tensor:
+    """The paper's Figure 5 loop: from the test video's first frame ``first`` (B, N, F) and
+    the agent at ``start`` (B, 3), ``steps`` times predict the displacement and move the agent
+    node there; the rest of the scene stays as first seen (the network sees nothing of the
+    observed path after its first frame). Returns the path (B, steps + 1, 3)."""
+    where = position_slice()
+    pos, path, state = start, [start], None
+    for _ in range(steps):
+        agent = torch.cat([first[:, :1, :where.start], pos[:, None],
+                           first[:, :1, where.stop:]], dim=-1)
+        frame = torch.cat([agent, first[:, 1:]], dim=1)
+        step, state = model(frame[:, None], char, state)
+        pos = pos + step[:, 0] * DISPLACEMENT_UNIT
+        path.append(pos)
+    return torch.stack(path, dim=1)
+
+
+@torch.no_grad()
+def mean_loss(model: ToMnetG, samples: Sequence[Sample], device: str = "cpu",
+              mode: str = "rollout") -> float:
+    """The loss over ``samples`` (batches of 16), weighted by episode."""
+    total = 0.0
+    for first in range(0, len(samples), BATCH):
+        batch = samples[first:first + BATCH]
+        total += float(batch_loss(model, batch, device, mode)) * len(batch)
+    return total / max(1, len(samples))
+
+
 def train(model: ToMnetG, samples: Sequence[Sample], *, epochs: int, device: str = "cpu",
-          seed: int = 0, state_path: Path | None = None, progress: bool = True
-          ) -> dict[str, float]:
-    """Train for ``epochs`` epochs (resuming from ``state_path`` when it holds a checkpoint)."""
+          seed: int = 0, state_path: Path | None = None, progress: bool = True,
+          validation: Sequence[Sample] = (), mode: str = "rollout") -> dict[str, Any]:
+    """Train for ``epochs`` epochs (resuming from ``state_path`` when it holds a checkpoint).
+    Returns the last epoch's training loss and, per epoch run here, the training and (when
+    ``validation`` is given) validation losses."""
     torch.manual_seed(seed)
     model.to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=LR)
     start, loss_value = 0, float("nan")
+    history: dict[str, list[float]] = {"train": [], "validation": []}
     if state_path is not None and state_path.exists():
         state = torch.load(state_path, map_location=device, weights_only=True)
         model.load_state_dict(state["model"])
@@ -90,23 +150,27 @@ def train(model: ToMnetG, samples: Sequence[Sample], *, epochs: int, device: str
     with few_threads(device), progress_bar(show=progress, transient=True) as bar:
         job = bar.add_task("training tomnet-g", total=epochs * steps, completed=start * steps)
         for epoch in range(start, epochs):
+            model.train()
             random.Random(seed * 100003 + epoch).shuffle(order)
             total = 0.0
             for first in range(0, len(order), BATCH):
                 batch = [samples[i] for i in order[first:first + BATCH]]
-                loss = batch_loss(model, batch, device)
+                loss = batch_loss(model, batch, device, mode)
                 optimizer.zero_grad()
                 loss.backward()
                 optimizer.step()
                 total += float(loss.detach()) * len(batch)
                 bar.advance(job)
             loss_value = total / max(1, len(samples))
+            history["train"].append(loss_value)
+            if validation:
+                history["validation"].append(mean_loss(model, validation, device, mode))
             if state_path is not None:
                 tmp = state_path.with_name(state_path.name + ".tmp")
                 torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
                             "epoch": epoch + 1}, tmp)
                 tmp.replace(state_path)
-    return {"loss": loss_value, "epochs": float(epochs)}
+    return {"loss": loss_value, "epochs": float(epochs), "history": history}
 
 
 @torch.no_grad()
@@ -120,14 +184,6 @@ def rollout(model: ToMnetG, sample: Sample, device: str = "cpu") -> np.ndarray:
 def _rollout(model: ToMnetG, sample: Sample, device: str) -> np.ndarray:
     model.eval()
     char = character(model, [sample], device)
-    nodes = torch.from_numpy(sample.test.nodes).to(device)
-    where = position_slice()
-    pos = torch.from_numpy(sample.test.agent[0]).to(device)
-    path, state = [pos], None
-    for t in range(nodes.shape[0] - 1):
-        frame = nodes[t].clone()
-        frame[0, where] = pos
-        step, state = model(frame[None, None], char, state)
-        pos = pos + step[0, 0]
-        path.append(pos)
-    return torch.stack(path).cpu().numpy()
+    first = torch.from_numpy(sample.test.nodes[:1]).to(device)
+    start = torch.from_numpy(sample.test.agent[:1]).to(device)
+    return roll(model, first, start, char, len(sample.test.agent) - 1)[0].cpu().numpy()

@@ -1,0 +1,64 @@
+"""ToMnet-G's surprise rating of a test video: how far the observed agent is from the path the
+network predicts, in metres, averaged over the rated frames (AGENT paper, Section 4.2: the
+deviation of the predicted trajectory from the observed one).
+
+Two readings of "predicted trajectory" (``--tomnet-surprise``):
+
+- ``teacher-forced`` (our default): at each rated frame the network sees the observed scene so
+  far and predicts the agent's next displacement; the rating is the mean distance between
+  predicted and observed displacements, the per-step prediction error accumulated over the
+  video. It is what the network is trained to do, so it needs no rollout that drifts.
+- ``rollout``: the paper's Figure 5 loop: from the test video's first frame the network's own
+  predictions move the agent node, and the rating is the mean distance between that path and
+  the observed one, frame by frame.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from socialbench.observers.agent.tomnet_g.model import ToMnetG
+from socialbench.observers.agent.tomnet_g.training import (
+    DISPLACEMENT_UNIT,
+    Sample,
+    character,
+    few_threads,
+    rollout,
+)
+
+SURPRISE_MODES = ("teacher-forced", "rollout")
+
+
+@torch.no_grad()
+def step_errors(model: ToMnetG, sample: Sample, device: str = "cpu") -> np.ndarray:
+    """Per rated step of the test video (T - 1,): the distance in metres between the predicted
+    and the observed displacement, the network seeing the observed frames."""
+    with few_threads(device):
+        model.eval()
+        char = character(model, [sample], device)
+        nodes = torch.from_numpy(sample.test.nodes)[None].to(device)
+        predicted, _ = model(nodes, char)
+    steps = np.diff(sample.test.agent, axis=0)
+    predicted_m = predicted[0, :len(steps)].cpu().numpy() * DISPLACEMENT_UNIT
+    return np.linalg.norm(predicted_m - steps, axis=1)
+
+
+def rollout_errors(model: ToMnetG, sample: Sample, device: str = "cpu") -> np.ndarray:
+    """Per rated frame (T,): the distance in metres between the rolled-out and observed agent."""
+    return np.linalg.norm(rollout(model, sample, device) - sample.test.agent, axis=1)
+
+
+def surprise_per_step(model: ToMnetG, sample: Sample, mode: str = "teacher-forced",
+                      device: str = "cpu") -> np.ndarray:
+    if mode == "teacher-forced":
+        return step_errors(model, sample, device)
+    if mode == "rollout":
+        return rollout_errors(model, sample, device)
+    raise ValueError(f"unknown ToMnet-G surprise {mode!r}; choose {', '.join(SURPRISE_MODES)}")
+
+
+def surprise(model: ToMnetG, sample: Sample, mode: str = "teacher-forced",
+             device: str = "cpu") -> float:
+    """The test video's rating: the mean of :func:`surprise_per_step`."""
+    return float(surprise_per_step(model, sample, mode, device).mean())
