@@ -118,3 +118,21 @@ def test_every_type_lasts_the_papers_range_from_its_motion():
             assert PAPER_SECONDS[0] <= seconds <= PAPER_SECONDS[1], where
             assert _still_tail(video) <= GIVE_UP_SECONDS + 0.1 or \
                 "occluder_falls_at_frame" in video.config.annotations, where
+
+
+def test_looking_around_sweeps_across_the_front_each_way():
+    # a sweep past 90 degrees must not cut across the agent's back: left, ahead, right, ahead
+    layout = _layout()
+    config = layout.config(2, "2.1", "familiarization", 0, {})
+    with Simulation(config, constants.AGENT_ID, floors=[constants.FIRST_FLOOR_ID]) as sim:
+        heading = sim.yaw()
+        Mover(sim).look_around(heading, 120.0)
+        video = sim.video()
+    yaws = np.array([math.atan2(2 * (q[3] * q[2] + q[0] * q[1]), 1 - 2 * (q[1] ** 2 + q[2] ** 2))
+                     for q in (next(s for s in f if s.id == constants.AGENT_ID).orientation
+                               for f in video.frames)])
+    off = np.degrees((yaws - heading + np.pi) % (2 * np.pi) - np.pi)
+    assert off.max() == pytest.approx(120, abs=3) and off.min() == pytest.approx(-120, abs=3)
+    assert np.abs(off).max() < 125  # never facing backwards
+    # 4 x 120 degrees at 2 degrees a frame
+    assert len(video.frames) / FPS == pytest.approx(4 * 120 / 2 / FPS, abs=0.3)

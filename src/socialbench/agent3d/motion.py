@@ -385,8 +385,11 @@ class Mover:
             self._check(frames, 4 * FPS, "turning")
 
     def look_around(self, heading: float, sweep_deg: float) -> None:
-        """Look left and right of ``heading`` by ``sweep_deg``, then face ``heading``."""
-        for offset in (sweep_deg, -sweep_deg, 0.0):
+        """Look left of ``heading`` by ``sweep_deg``, back, right by as much, and back: the gaze
+        sweeps across the front each way, 4 x ``sweep_deg`` of turning. (Turning straight from
+        left to right would cut across the back once the sweep passes 90 degrees: turns take
+        the short way.)"""
+        for offset in (sweep_deg, 0.0, -sweep_deg, 0.0):
             self.turn_to(heading + math.radians(offset))
 
     def settle(self, seconds: float) -> None:

@@ -19,7 +19,7 @@ from socialbench.agent3d.planning import NoPathError, Plan, efficient_plan
 from socialbench.agent3d.scenarios.balance import Balance
 from socialbench.agent3d.schema import Video
 
-LOOK_SWEEP_DEG = (60.0, 120.0)  # ours: how far the agent looks left/right at the start
+LOOK_SWEEP_DEG = (54.0, 120.0)  # ours: how far the agent looks left/right at the start
 OCCLUDER_PUSH = 12.0  # N, ours: knocks the 2 kg occluder over toward the camera
 OCCLUDER_FALL_SECONDS = 1.6  # ours: the fall and the revealed scene, after the agent arrives
 MAX_PENETRATION = 0.01  # m: deeper contact than this counts as passing through (ours)
