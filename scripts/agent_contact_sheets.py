@@ -1,14 +1,15 @@
 """Contact sheets of AGENT trials: a few frames of every video of one test trial per type.
 
 For each trial type, one test-split trial is generated as ``socialbench agent generate`` makes
-it, every video is rendered (200 x 200 by default) and five evenly spaced frames of each are
-laid out in a row (familiarization videos, then expected, then surprising) with a label, into
-``OUT/type_X.Y.png``. The framing figures of every video (``agent3d/framing.py``: the agent's
-median size in pixels, the share of frames it is seen in, goals cut by the image's edge) are
-printed as a Markdown table, from all frames, not only those shown.
+it, every video is rendered (320 x 320 by default, as ``--render``) and five evenly spaced
+frames of each are laid out in a row (familiarization videos, then expected, then surprising)
+with a label, into ``OUT/type_X.Y.png``. The framing figures of every video
+(``agent3d/framing.py``: the agent's median size in pixels, the share of frames it is seen in,
+goals cut by the image's edge) are printed as a Markdown table, from all frames (or every
+``--every``-th and the shown ones), not only those shown.
 
 Run: ``nice -n 5 python scripts/agent_contact_sheets.py [--out docs/img/agent] [--types 2.1]
-[--seed 0] [--camera ours|released]``
+[--seed 0] [--camera ours|released] [--size 320] [--every 1]``
 """
 
 from __future__ import annotations
@@ -39,12 +40,16 @@ def sheet_rows(trial) -> list[tuple[str, Video]]:
     return rows
 
 
-def render_row(video: Video, options: RenderOptions) -> tuple[list[np.ndarray], np.ndarray]:
-    """(the COLUMNS shown frames, every frame's segmentation)."""
+def render_row(video: Video, options: RenderOptions, every: int = 1
+               ) -> tuple[list[np.ndarray], np.ndarray]:
+    """(the COLUMNS shown frames, the segmentation of every ``every``-th frame and of those)."""
     count = len(video.frames)
-    shown = {round(k * (count - 1) / (COLUMNS - 1)) for k in range(COLUMNS)}
+    shown = sorted({round(k * (count - 1) / (COLUMNS - 1)) for k in range(COLUMNS)})
+    chosen = sorted(set(range(0, count, every)) | set(shown))
     pictures, segmentation = [], []
-    for index, frame in enumerate(render_frames(video, options)):
+    for index, frame in zip(chosen, render_frames(Video(video.config,
+                                                        [video.frames[t] for t in chosen]),
+                                                  options), strict=True):
         segmentation.append(frame.segmentation)
         if index in shown:
             pictures.append(frame.rgb)
@@ -56,8 +61,10 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("docs/img/agent"))
     parser.add_argument("--types", default=",".join(TRIAL_TYPES))
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--size", type=int, default=200)
+    parser.add_argument("--size", type=int, default=320)
     parser.add_argument("--camera", default="ours", choices=("ours", "released"))
+    parser.add_argument("--every", type=int, default=1,
+                        help="measure the framing on every N-th frame (and the shown ones)")
     args = parser.parse_args()
     options = RenderOptions(width=args.size, height=args.size, frames="none", mp4=False)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -72,7 +79,7 @@ def main() -> None:
                           "white")
         draw = ImageDraw.Draw(sheet)
         for r, (label, video) in enumerate(rows):
-            pictures, segmentation = render_row(video, options)
+            pictures, segmentation = render_row(video, options, args.every)
             for c, picture in enumerate(pictures):
                 sheet.paste(Image.fromarray(picture), (LABEL_WIDTH + c * (side + GAP),
                                                        r * (side + GAP)))

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from socialbench.agent3d.bodies import quaternion_matrices
-from socialbench.agent3d.framing import measure_framing
+from socialbench.agent3d.framing import MIN_AGENT_PIXELS, REFERENCE_SIDE, measure_framing
 from socialbench.agent3d.layout import constants, placement
 from socialbench.agent3d.layout.cameras import camera_style, released_camera, scene_camera
 from socialbench.agent3d.released import tdw_position
@@ -16,6 +16,7 @@ from socialbench.agent3d.render import RenderOptions, render_frames
 from socialbench.agent3d.schema import EntitySpec, EntityState, SceneConfig, Video
 
 FULL = RenderOptions(width=200, height=200, frames="none", mp4=False)
+DEFAULT = RenderOptions(frames="none", mp4=False)  # the default size, as --render
 
 
 def _still(config: SceneConfig, options: RenderOptions = FULL):
@@ -73,17 +74,20 @@ def _layout(two_goals: bool, agent_shape: str, seed: int = 0):
 
 @pytest.mark.parametrize("two_goals", [False, True])
 @pytest.mark.parametrize("row", [0, 2])
-def test_our_camera_keeps_every_goal_whole_and_the_agent_in_view(two_goals, row):
-    layout = _layout(two_goals, "cube")
+@pytest.mark.parametrize("agent", ["sphere", "cube"])
+def test_our_camera_keeps_every_goal_whole_and_the_agent_large_enough_to_read(two_goals, row,
+                                                                             agent):
+    layout = _layout(two_goals, agent)
     rows = constants.TWO_GOAL_ROWS if two_goals else constants.ONE_GOAL_ROWS
     layout = layout.with_changes(row=rows[row])
     config = layout.config(2, "2.1", "expected", 0, {})
-    framing = measure_framing(config, [_still(config).segmentation])
+    framing = measure_framing(config, [_still(config, DEFAULT).segmentation])
     assert framing.goals_cut == () and framing.goals_unseen == ()
     assert framing.agent_visible == 1.0
-    # one-goal scenes: a cube agent at least 15 px across at 200 x 200 (issue 11's figure);
-    # two-goal scenes' goals 3.5 m apart leave at most ~11 px for 0.2 m across the frame
-    assert framing.agent_extent_px >= (15 if not two_goals else 12)
+    # issue 11: the agent at least 15 px across at the default size (320 x 320), also a
+    # sphere (the narrowest in the picture) between two goals 3.5 m apart
+    assert framing.agent_extent_px >= MIN_AGENT_PIXELS == 15
+    assert (DEFAULT.width, DEFAULT.height) == (REFERENCE_SIDE, REFERENCE_SIDE)
 
 
 def test_our_camera_shows_the_agent_larger_than_the_released_one_on_every_row_and_side():
@@ -118,25 +122,29 @@ def test_cameras_depend_on_the_lane_and_floor_only():
 
 
 def test_validate_reports_a_badly_framed_rendered_video(tmp_path):
+    from dataclasses import replace
+
     from socialbench.agent3d.framing import check_rendered
     from socialbench.agent3d.render import render_video
 
     layout = placement.one_goal_layout(np.random.default_rng(0), "cube", 1, "sphere",
                                        constants.AGENT_COLORS[0], direction=-1)
-    layout = layout.with_changes(row=constants.ONE_GOAL_ROWS[2])  # the released camera's far row
-    options = RenderOptions(width=200, height=200, mp4=False)
+    config = layout.with_changes(row=constants.ONE_GOAL_ROWS[2]).config(2, "2.1", "expected",
+                                                                       0, {})
+    # the same camera twice as far back: every goal still whole, the agent half as large
+    eye, target = np.asarray(config.camera.position), np.asarray(config.camera.target)
+    back = tuple(target + 2 * (eye - target))
+    far = replace(config, camera=replace(config.camera, position=back))
     found = {}
-    for style in ("ours", "released"):
-        with camera_style(style):
-            config = layout.config(2, "2.1", "expected", 0, {})
-        states = [EntityState(e.id, e.position, e.orientation) for e in config.entities]
-        video = Video(config, [states, states])
-        (tmp_path / style).mkdir()
-        assert check_rendered(video, tmp_path / style, 2) == []  # not rendered: nothing to say
-        render_video(video, tmp_path / style, options)
-        found[style] = check_rendered(video, tmp_path / style, 2)
+    for name, scene in (("ours", config), ("far", far)):
+        states = [EntityState(e.id, e.position, e.orientation) for e in scene.entities]
+        video = Video(scene, [states, states])
+        (tmp_path / name).mkdir()
+        assert check_rendered(video, tmp_path / name, 2) == []  # not rendered: nothing to say
+        render_video(video, tmp_path / name, RenderOptions(mp4=False))  # the default size
+        found[name] = check_rendered(video, tmp_path / name, 2)
     assert found["ours"] == []
-    assert len(found["released"]) == 1 and "px across" in found["released"][0]
+    assert len(found["far"]) == 1 and "px across" in found["far"][0]
 
 
 def test_generate_films_with_the_released_camera_when_asked(tmp_path):

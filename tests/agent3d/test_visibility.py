@@ -31,12 +31,15 @@ from socialbench.agent3d.schema import Camera, EntitySpec, EntityState, SceneCon
 from socialbench.agent3d.validate import validate_trial
 from socialbench.agent3d.visibility import (
     MIN_VISIBLE_PIXELS,
+    REFERENCE_SIZE,
     camera_view,
     occlusion,
     video_visibility,
 )
 
 SHAPES = ("box", "sphere", "cone", "cylinder", "pyramid", "octahedron", "bowl", "ramp")
+# pixels are counted on the reference grid, whatever the default render's size
+AT_REFERENCE = RenderOptions(width=REFERENCE_SIZE[0], height=REFERENCE_SIZE[1])
 
 
 def _agree(counted: int, painted: np.ndarray) -> bool:
@@ -51,7 +54,7 @@ def _agree(counted: int, painted: np.ndarray) -> bool:
 
 def _segmentation_counts(video: Video, frames: list[int]) -> list[np.ndarray]:
     short = Video(video.config, [video.frames[t] for t in frames])
-    return [f.segmentation for f in render_frames(short, RenderOptions())]
+    return [f.segmentation for f in render_frames(short, AT_REFERENCE)]
 
 
 def _shapes_scene() -> Video:
@@ -201,11 +204,11 @@ def test_expected_and_surprising_pictures_are_the_same_until_the_occluder_falls(
     fall = occlusion(trial.expected, video_visibility(trial.expected)).reveal
     chosen = [0, fall // 2, fall - 1]
     pictures = [[f.rgb for f in render_frames(Video(v.config, [v.frames[t] for t in chosen]),
-                                              RenderOptions())]
+                                              AT_REFERENCE)]
                 for v in (trial.expected, trial.surprising)]
     for expected, surprising in zip(*pictures, strict=True):
         assert np.array_equal(expected, surprising)
-    after = [next(render_frames(Video(v.config, [v.frames[-1]]), RenderOptions())).rgb
+    after = [next(render_frames(Video(v.config, [v.frames[-1]]), AT_REFERENCE)).rgb
              for v in (trial.expected, trial.surprising)]
     assert not np.array_equal(*after)  # the fall reveals different scenes
 
@@ -218,7 +221,7 @@ def test_a_rendered_trial_lists_exactly_the_entities_its_segmentation_shows(tmp_
 
     trial = make_trial("3.1", "test", 0, 4242)
     folder = tmp_path / "scenario_3_unobserved_constraints" / "type_3.1" / "test_set" / "Trial_0"
-    write_trial(trial, folder, RenderOptions(mp4=False))
+    write_trial(trial, folder, replace(AT_REFERENCE, mp4=False))
     for name, video in named_videos(trial):
         segmentation = read_frames(folder / name)["segmentation"]
         stored = json.loads((folder / name / STATES_FILE).read_text())["frames"]

@@ -64,8 +64,11 @@ SHADOW_STRENGTH = 0.45  # ours: a shadowed floor pixel keeps 55 % of its light
 class RenderOptions:
     """What ``--render`` writes: resolution (even sides, for H.264), mp4 and per-frame arrays."""
 
-    width: int = 200
-    height: int = 200
+    # the authors' generator (AGENT-synthesis, util/camera.py) films two-goal scenes at
+    # 520 x 320 and one-goal scenes at 420 x 280 (or 1080 x 720); ours are square, as tall
+    # as their two-goal frames: a 0.2 m agent between goals 3.5 m apart is >= 15 px across
+    width: int = 320
+    height: int = 320
     frames: FrameFormat = "npz"
     mp4: bool = True
     near: float = 0.05  # m, camera clipping planes

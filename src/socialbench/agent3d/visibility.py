@@ -4,8 +4,10 @@ An entity *shows* at a pixel when the ray from the camera through that pixel's c
 before any other body: exactly what the rendered instance segmentation says at that pixel.
 Rays are cast here in numpy against the bodies' shapes (boxes and the convex meshes of
 ``bodies.shape_mesh`` as planes, spheres and ellipsoids exactly), on the pixel grid of a
-``REFERENCE_SIZE`` image from the scene config's own camera, and only through the pixels of
-each entity's projected box, so a video's visibility costs a fraction of rendering it. The
+``REFERENCE_SIZE`` image (200 x 200, the default render's size when it was set; renders are
+320 x 320 now, where the same entities show at 1.6 times the pixels) from the scene config's
+own camera, and only through the pixels of each entity's projected box, so a video's
+visibility costs a fraction of rendering it. The
 count therefore does not depend on whether, or at what size, the video is rendered (the state
 files stay the same with and without ``--render``); ``tests/agent3d/test_visibility.py`` checks
 it against TinyRenderer's segmentation.
@@ -29,7 +31,7 @@ from socialbench.agent3d.bodies import shape_mesh
 from socialbench.agent3d.physics import p
 from socialbench.agent3d.schema import Camera, EntitySpec, EntityState, Video
 
-REFERENCE_SIZE = (200, 200)  # (width, height): the default render, whose pixels are counted
+REFERENCE_SIZE = (200, 200)  # (width, height): the pixel grid counted, whatever the render's size
 MIN_VISIBLE_PIXELS = 6  # ours: fewer showing pixels (of ~40k) is not a sighting
 # TinyRenderer draws a native sphere as a coarse mesh whose outline lies inside the true sphere:
 # its pictures cover the area of a sphere this much smaller (measured: 605 pixels against 648)

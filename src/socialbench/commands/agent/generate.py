@@ -35,7 +35,7 @@ def _resolution(text: str) -> tuple[int, int]:
               help="Worker processes (the files do not depend on it).")
 @click.option("--render/--no-render", default=False, show_default=True,
               help="Also write RGB, depth and segmentation frames and an mp4 per video.")
-@click.option("--resolution", default="200x200", show_default=True,
+@click.option("--resolution", default="320x320", show_default=True,
               help="Rendered frame size WIDTHxHEIGHT (even numbers).")
 @click.option("--frames", "frame_format", type=click.Choice(["npz", "png", "none"]),
               default="npz", show_default=True, help="Rendered per-frame arrays' format.")
