@@ -16,6 +16,7 @@ half; 95 % bootstrap interval for the default) and ROC AUC beside the paper's ma
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -44,6 +45,11 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=None, help="pairs per task (--generate)")
     parser.add_argument("--seed", type=int, default=0, help="generator seed (--generate)")
     parser.add_argument("--threads", type=int, default=1, help="PyTorch CPU threads")
+    parser.add_argument("--ratings", type=Path, default=None,
+                        help="JSON lines of the pairs' ratings, appended as they are rated; "
+                             "pairs already in it are not rated again (a stopped run resumes)")
+    parser.add_argument("--no-rate", action="store_true",
+                        help="only summarize the pairs already in --ratings")
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
     if (args.data is None) == (args.generate is None):
@@ -52,20 +58,40 @@ def main() -> None:
     observer = MaskObserver(checkpoint=args.checkpoint)
     modes = tuple(dict.fromkeys(mode for _, mode, _ in RATINGS))
     ratings: dict[str, list[PairRating]] = {label: [] for label, _, _ in RATINGS}
-    if args.generate:
-        pairs = ((task, name, [e, u]) for task, name, e, u in
-                 generated_pairs(args.generate, episodes=args.episodes, seed=args.seed))
+    done = set()
+    if args.ratings is not None and args.ratings.is_file():
+        for line in args.ratings.read_text().splitlines():
+            row = json.loads(line)
+            done.add((row["task"], row["name"]))
+            for label, (e, u) in row["ratings"].items():
+                ratings[label].append(PairRating(row["task"], row["name"], e, u))
+    if args.no_rate:
+        pairs = iter(())
+    elif args.generate:
+        # pair k of every task before pair k + 1 of any: a stopped run rated the first pairs
+        # of every sub-evaluation
+        pairs = ((task, name, lambda e=e, u=u: [e, u]) for task, name, e, u in
+                 generated_pairs(args.generate, episodes=args.episodes, seed=args.seed,
+                                 interleaved=True, skip=done))
     else:
-        pairs = ((task, e.stem[:-1], [load_episode(e), load_episode(u)])
-                 for task, e, u in collect_pairs(args.data))
+        pairs = ((task, e.stem[:-1], lambda e=e, u=u: [load_episode(e), load_episode(u)])
+                 for task, e, u in collect_pairs(args.data) if (task, e.stem[:-1]) not in done)
+    sink = open(args.ratings, "a") if args.ratings is not None else None  # noqa: SIM115
     for count, (task, name, episodes) in enumerate(pairs, 1):
         if count % 500 == 0:
             print(f"rated {count} pairs", file=sys.stderr, flush=True)
-        by_video = [observer.steps_by_mode(view_of(episode), modes) for episode in episodes]
+        by_video = [observer.steps_by_mode(view_of(episode), modes) for episode in episodes()]
         steps = {mode: [np.asarray(video[mode], float) for video in by_video] for mode in modes}
+        row = {}
         for label, mode, reduce in RATINGS:
             e, u = (float(getattr(np, reduce)(s)) if s.size else 0.0 for s in steps[mode])
             ratings[label].append(PairRating(task, name, e, u))
+            row[label] = [e, u]
+        if sink is not None:
+            sink.write(json.dumps({"task": task, "name": name, "ratings": row}) + "\n")
+            sink.flush()
+    if sink is not None:
+        sink.close()
     results = {label: summarize(rated, order=EVALUATION_TASKS) for label, rated in ratings.items()}
     default = results[RATINGS[0][0]]
     if args.markdown:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -86,17 +86,29 @@ def generated_episodes(job: Job) -> list[Episode]:
 
 
 def generated_pairs(split: str = "eval", *, tasks: str | Sequence[str] | None = None,
-                    episodes: int | None = None, seed: int = 0,
+                    episodes: int | None = None, seed: int = 0, interleaved: bool = False,
+                    skip: Collection[tuple[str, str]] = (),
                     ) -> Iterator[tuple[str, str, Episode, Episode]]:
     """``(task, name, expected, unexpected)`` for every pair ``bib generate --split SPLIT
     --no-video`` writes with these options (default counts: the paper's), built one at a time
-    in memory: an evaluation set too large for the disk as JSON can still be rated."""
+    in memory: an evaluation set too large for the disk as JSON can still be rated.
+
+    Task by task, or ``interleaved``: pair k of every task before pair k + 1 of any (a stopped
+    run has rated the first pairs of every task). Pairs ``(task, name)`` in ``skip`` are left
+    out without being built.
+    """
     chosen = gen.get_split(split)
     if chosen.name == "train":
         raise UserError("the train split has no expected/unexpected pairs")
     names = gen.parse_tasks(chosen, tasks)
     sizes = gen.task_counts(chosen, names, "paper", episodes)
-    for job in gen.make_jobs(chosen, names, sizes, seed, False):
+    jobs = gen.make_jobs(chosen, names, sizes, seed, False)
+    if interleaved:
+        jobs.sort(key=lambda job: job.params["index"])  # stable: task order within an index
+    for job in jobs:
+        task = job.params["task"]
+        if (task, gen.episode_id(job.params["index"], chosen.tasks[task].code)) in skip:
+            continue
         expected, unexpected = generated_episodes(job)
         yield job.params["task"], expected.name, expected, unexpected
 
