@@ -1,5 +1,7 @@
 """This benchmark's section of `socialbench run`: one test trial of every AGENT type, generated
-in PyBullet, validated, and summarised (what the expected and surprising videos do)."""
+in PyBullet, validated, and summarised (what the expected and surprising videos do); then BIPaCK
+rates those 13 test pairs, calibrated on one training trial of each scenario, beside the
+paper's BIPaCK and human rows."""
 
 from __future__ import annotations
 
@@ -55,3 +57,27 @@ def tour(console: Console, quick: bool = True) -> None:
                       f"validation: {'OK' if not problems else f'{len(problems)} problem(s)'}")
         for problem in problems[:5]:
             console.print(f"  [red]{problem}")
+        bipack_tour(console, root, root / "calibration")
+
+
+CALIBRATION_TYPES = ("1.1", "2.1", "3.1", "4.1")  # one training trial of each scenario
+
+
+def bipack_tour(console: Console, test_root: Path, calibration_root: Path) -> None:
+    """BIPaCK on the test pairs under ``test_root`` (one per type: a type's figure is 0, 0.5
+    or 1), calibrated on training trials generated into ``calibration_root``."""
+    from socialbench.observers.agent.evaluation import BipackRater, find_pairs, run_protocol
+    from socialbench.observers.agent.report import result_table
+
+    start = time.perf_counter()
+    generate(calibration_root, seed=0, types=CALIBRATION_TYPES, splits=("train",), scale=1e-6,
+             workers=1, render=None, show_progress=False)
+    pairs = find_pairs(test_root)
+    rater = BipackRater(calibration_root, pairs, max_train=1, progress=False)
+    result = run_protocol(rater, "all", sorted({t for t, _, _ in pairs}))
+    seconds = time.perf_counter() - start
+    console.print(result_table(result, title="AGENT: BIPaCK on these test pairs (protocol all)"))
+    console.print(f"BIPaCK: {len(pairs)} test pairs, calibrated on {len(CALIBRATION_TYPES)} "
+                  f"training trials (types {', '.join(CALIBRATION_TYPES)}), in {seconds:.1f} s "
+                  f"(generating those trials included); one pair per type, so a type scores "
+                  f"0, 0.5 or 1: `socialbench agent evaluate` rates a whole test split")

@@ -141,25 +141,30 @@ def _jump_edges(terrain: Terrain, index: np.ndarray, offset: tuple[int, int],
     a = (a[0][both], a[1][both])
     b = (b[0][both], b[1][both])
     h0, h1 = h[a], h[b]
-    under = np.stack([under_body[a[0] + sx, a[1] + sy] for sx, sy in samples], axis=1)
-    over_kind = np.stack([kind[a[0] + sx, a[1] + sy] for sx, sy in samples], axis=1)
+    # the cells under the line, per pair (rows) and sample (columns)
+    rows, cols = a[0][:, None] + samples[None, :, 0], a[1][:, None] + samples[None, :, 1]
+    under, over_kind = under_body[rows, cols], kind[rows, cols]
+    # only jumps over something: a wall, a chasm, a rise or a drop (most pairs cross nothing,
+    # so they are dropped before the arcs are worked out)
+    crosses = (((over_kind == WALL) | (over_kind == CHASM)).any(axis=1)
+               | (np.maximum(under.max(axis=1), h1) - h0 > STEP)
+               | (under.min(axis=1) < h0 - STEP))
+    if terrain.overhead is not None:  # no jumping into a lintel
+        crosses &= ~terrain.overhead[rows, cols].any(axis=1)
+    a, b = (a[0][crosses], a[1][crosses]), (b[0][crosses], b[1][crosses])
+    h0, h1 = h0[crosses], h1[crosses]
+    under, over_kind = under[crosses], over_kind[crosses]
     # over a chasm the agent's bottom stays above its take-off floor (it clears the far lip)
     under = np.where(over_kind == CHASM, np.maximum(under, h0[:, None]), under)
     off = np.array(offset, float)
     frac = np.clip(samples @ off / (off @ off), 0.02, 0.98)[None]
     line = h0[:, None] + frac * (h1 - h0)[:, None]
-    peak = np.maximum(under.max(axis=1), h1) - h0
-    crosses = ((peak > STEP) | (under.min(axis=1) < h0 - STEP)
-               | (over_kind == WALL).any(axis=1) | (over_kind == CHASM).any(axis=1))
     over_wall = np.where(over_kind == WALL, under, -np.inf).max(axis=1) - h0
     length = np.hypot(*offset) * terrain.cell
     need = ((under + JUMP_CLEARANCE - line) / (4 * frac * (1 - frac))).max(axis=1)
     hump = np.maximum(need, GRAVITY * (length / MAX_SPEED_H) ** 2 / 8)
-    good = (crosses & (over_wall <= MAX_JUMP_HEIGHT) & (h1 - h0 <= MAX_CLIMB)
+    good = ((over_wall <= MAX_JUMP_HEIGHT) & (h1 - h0 <= MAX_CLIMB)
             & (need <= GRAVITY * (length / JUMP_SPEED_H) ** 2 / 8))
-    if terrain.overhead is not None:  # no jumping into a lintel
-        good &= ~np.stack([terrain.overhead[a[0] + sx, a[1] + sy] for sx, sy in samples],
-                          axis=1).any(axis=1)
     hump, rise = hump[good], (h1 - h0)[good]
     # the apex above the take-off: the highest point of rise * s + 4 hump s (1 - s)
     s_top = np.clip(0.5 + rise / (8 * np.maximum(hump, 1e-9)), 0.0, 1.0)
