@@ -322,9 +322,9 @@ def box_points(spec: EntitySpec, states: Sequence[EntityState]) -> np.ndarray:
     index: dict[tuple[float, ...], int] = {}
     which = [index.setdefault(tuple(s.orientation), len(index)) for s in states]
     rotations = quaternion_matrices(np.array(list(index), dtype=float).reshape(-1, 4))
-    turned = np.einsum("nij,vj->nvi", rotations, vertices)
-    low = positions + turned.min(axis=1)[which]
-    high = positions + turned.max(axis=1)[which]
+    turned = rotations @ vertices.T  # (orientations, 3, vertices): reduced along rows, fast
+    low = positions + turned.min(axis=2)[which]
+    high = positions + turned.max(axis=2)[which]
     centre, half = (low + high) / 2, (high - low) / 2
     return centre[:, None, :] + _FACE_OFFSETS[None] * half[:, None, :]
 
