@@ -3,8 +3,9 @@
     python scripts/agent_perception.py iou DATA [--segmentation rgbd|truth] [--markdown]
         3D box IoU of perceived vs true boxes (the truth from the state files: this script may
         read them, the observers do not), mean over entities and frames, per type and class.
-    python scripts/agent_perception.py sheet DATA --out PNG
-        frames of one test video per scenario, perceived boxes drawn over the RGB.
+    python scripts/agent_perception.py sheet DATA --out PNG [--types 1.1,2.4]
+        five frames of one surprising test video per type, perceived boxes drawn over the RGB
+        (agent white, goals magenta, obstacles cyan, occluder yellow).
 """
 
 from __future__ import annotations
@@ -85,10 +86,10 @@ def draw_boxes(image: Image.Image, states: VideoStates, t: int) -> None:
             draw.line([tuple(px[a]), tuple(px[b])], fill=COLOURS[cls], width=1)
 
 
-def sheet(data: Path, out: Path, segmentation: str) -> None:
+def sheet(data: Path, out: Path, segmentation: str, types: list[str] | None) -> None:
     chosen: dict[str, Path] = {}
     for trial_type, video_dir in test_videos(data):
-        if video_dir.name == "surprising":
+        if video_dir.name == "surprising" and (types is None or trial_type in types):
             chosen.setdefault(trial_type, video_dir)
     rows = []
     for trial_type in sorted(chosen):
@@ -118,11 +119,13 @@ def main() -> None:
     b.add_argument("data", type=Path)
     b.add_argument("--out", type=Path, required=True)
     b.add_argument("--segmentation", choices=("rgbd", "truth"), default="rgbd")
+    b.add_argument("--types", help="comma-separated trial types (default: every type)")
     args = parser.parse_args()
     if args.command == "iou":
         iou(args.data, args.segmentation, args.markdown)
     else:
-        sheet(args.data, args.out, args.segmentation)
+        sheet(args.data, args.out, args.segmentation,
+              args.types.split(",") if args.types else None)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,8 @@ from socialbench.observers.agent.perception.boxes import (
 from socialbench.observers.agent.perception.floor import floor_boxes
 from socialbench.observers.agent.perception.sightings import VideoSightings
 
-WELL_SEEN = 0.7  # frames showing at least this share of the agent's most pixels set its size
+TYPICAL = (0.7, 1.4)  # frames showing this share of the agent's median pixel count set its size
+# (fewer: partly hidden; more: joined by a sliver of something else moving, a falling panel)
 MIN_AGENT_POINTS = 3
 
 
@@ -94,12 +95,12 @@ def _agent(sightings: VideoSightings) -> tuple[EntitySpec | None, dict[int, np.n
             if p is not None and len(p) >= MIN_AGENT_POINTS}
     if not seen:
         return None, {}
-    most = max(len(p) for p in seen.values())
+    middle = float(np.median([len(p) for p in seen.values()]))
     a = 1 - int(np.argmax(np.abs(sightings.forward[:2])))  # the axis across the view
     bounds = {t: compact_extent(p, sightings.eye, sightings.pixel_angle, sightings.floor_z)
               for t, p in seen.items()}
     spans = np.array([bounds[t][1] - bounds[t][0] for t, p in seen.items()
-                      if len(p) >= WELL_SEEN * most])
+                      if TYPICAL[0] * middle <= len(p) <= TYPICAL[1] * middle])
     side, tall = float(np.median(spans[:, a])), float(np.median(spans[:, 2]))
     centres = {t: compact_box(*bounds[t], sightings.forward, side, tall).centre for t in seen}
     first = next(iter(centres.values()))
