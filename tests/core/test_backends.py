@@ -87,12 +87,17 @@ class FakeRay:
     def cluster_resources(self) -> dict[str, float]:
         return {"CPU": float(self.cpus)}
 
+    def nodes(self) -> list[dict[str, Any]]:
+        return [{"Alive": True, "NodeID": f"{i:056x}", "NodeManagerAddress": f"10.0.0.{i}",
+                 "Resources": {"CPU": float(self.cpus)}} for i in (1, 2)]
+
     def remote(self, function: Any) -> Any:
         fake = self
 
         class Task:
             def options(self, **options: Any) -> Task:
-                assert options["max_retries"] >= 1  # a dead node's tasks run again
+                if "scheduling_strategy" not in options:  # the shared-folder probe's tasks
+                    assert options["max_retries"] >= 1  # a dead node's tasks run again
                 return self
 
             def remote(self, *args: Any) -> tuple[Any, tuple[Any, ...]]:
@@ -219,3 +224,35 @@ def test_local_backend_never_imports_ray(tmp_path: Path) -> None:
                            check=True)
     assert shown.stdout.strip() == "False"
     assert (tmp_path / MANIFEST_NAME).exists()
+
+
+@pytest.mark.slow  # the local study spawns a process that imports PyTorch: ~15 s
+def test_study_runs_as_ray_tasks_give_the_local_table(tmp_path: Path, fake_ray: FakeRay) -> None:
+    from socialbench.rl.study import run_study
+
+    options = {"conditions": ["random"], "variants": ["original"], "seeds": 2, "frames": 1,
+               "episodes": 3}
+    local = run_study(tmp_path / "local", **options)
+    with using_backend(Backend("ray", "head:6379")):
+        on_ray = run_study(tmp_path / "ray", **options)
+    assert on_ray == local
+    assert fake_ray.options_seen["address"] == "head:6379"
+
+
+def test_a_folder_some_node_does_not_see_is_refused(tmp_path: Path, fake_ray: FakeRay,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("ray")  # the probe pins a task to each node with Ray's own strategy
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "manifest.json").write_text("{}")
+    ray_cluster.require_shared_folder(tmp_path / "data", writable=True)  # both nodes see it
+    assert sorted(p.name for p in (tmp_path / "data").iterdir()) == ["manifest.json"]
+    seen_here = ray_cluster._fingerprint
+    calls = []
+
+    def second_node_blind(folder: str) -> str:  # the second node has another disk there
+        calls.append(folder)
+        return seen_here(folder) if len(calls) % 3 != 0 else "unreadable: No such file"
+
+    monkeypatch.setattr(ray_cluster, "_fingerprint", second_node_blind)
+    with pytest.raises(UserError, match=r"10\.0\.0\.2 .* do not see .*data.* same path"):
+        ray_cluster.require_shared_folder(tmp_path / "data", writable=False)
