@@ -11,6 +11,7 @@ outermost chasm, enough for any plan that stays near the scene.
 from __future__ import annotations
 
 import numpy as np
+from scipy import ndimage
 
 from socialbench.observers.agent.perception.boxes import CELL, Box
 
@@ -18,6 +19,7 @@ LEVEL_TOLERANCE = 0.02  # m: a floor point lies this close to the floor's level
 DROP = 0.08  # m: a point this far below the floor's level is inside a chasm
 MIN_CHASM_POINTS = 40
 MIN_COLUMN_POINTS = 2
+COLUMN_SHARE = 0.2  # a chasm's x column holds this share of the fullest column's low points
 ROOM = 12.0  # m: the room floor's side (assumed; the view shows only part of it)
 REACH = 3.0  # m: how far the outer raised pieces run past the outermost chasm
 SLAB = 0.1  # m: the thickness given to the room's floor and to bridges
@@ -27,7 +29,9 @@ def floor_boxes(points: np.ndarray, valid: np.ndarray,
                 floor_z: float) -> tuple[list[Box], list[Box]]:
     """(floor pieces, bridges): the room's floor first, then raised pieces left to right."""
     z = points[..., 2]
-    level = valid & (np.abs(z - floor_z) <= LEVEL_TOLERANCE)
+    # floor, not the thin line where a wall crosses the floor's height: eroded away
+    level = ndimage.binary_erosion(valid & (np.abs(z - floor_z) <= LEVEL_TOLERANCE),
+                                   iterations=2)
     flat = points[level]
     centre = np.median(flat[:, :2], axis=0) if len(flat) else np.zeros(2)
     chasms = _chasms(points, valid, level, floor_z)
@@ -71,7 +75,7 @@ def _chasms(points: np.ndarray, valid: np.ndarray, level: np.ndarray,
     chasms = []
     run: list[int] = []
     for k, n in enumerate([*bins, 0]):
-        if n >= MIN_COLUMN_POINTS:
+        if n >= max(MIN_COLUMN_POINTS, COLUMN_SHARE * bins.max()):
             run.append(k)
         elif run:
             chasms.append(((start + run[0]) * CELL, (start + run[-1] + 1) * CELL))
