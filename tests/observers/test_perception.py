@@ -153,3 +153,21 @@ def test_from_frames_never_opens_the_states_or_meta(rendered_trial: Path,
 def test_a_dataset_without_frames_is_one_clear_error(tmp_path: Path):
     with pytest.raises(UserError, match="no rendered frames"):
         perceive_video(tmp_path)
+
+
+def test_a_chasm_between_raised_floor_pieces_is_found_with_its_edges():
+    from socialbench.observers.agent.perception.floor import floor_boxes
+    from socialbench.observers.agent.perception.regions import floor_level
+
+    camera = PinholeCamera.of(CAMERA, 160, 160)
+    pieces = [(np.array([-1.65, 3.0, 0.15]), np.array([1.35, 2.0, 0.15])),
+              (np.array([1.65, 3.0, 0.15]), np.array([1.35, 2.0, 0.15]))]  # a 0.6 m gap
+    points, valid = camera.back_project(_depth_of_boxes(camera, pieces))
+    level = floor_level(points[..., 2], valid)
+    assert level == pytest.approx(0.3, abs=0.01)
+    floors, bridges = floor_boxes(points, valid, level)
+    room, left, right = floors
+    assert room.centre[2] + room.size[2] / 2 == pytest.approx(0.0, abs=0.02)
+    assert left.centre[0] + left.size[0] / 2 == pytest.approx(-0.3, abs=0.06)
+    assert right.centre[0] - right.size[0] / 2 == pytest.approx(0.3, abs=0.06)
+    assert not bridges
