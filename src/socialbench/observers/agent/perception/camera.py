@@ -53,6 +53,15 @@ class PinholeCamera:
         metres = depth_mm.astype(np.float64) / 1000.0
         return self.eye + metres[..., None] * self.rays(), valid
 
+    def points_at(self, depth_mm: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """World points (N, 3) of the pixels in ``mask`` only (cheaper than the whole image)."""
+        rows, cols = np.nonzero(mask)
+        aspect = self.width / self.height
+        x = ((cols + 0.5) / self.width * 2 - 1) * self.tan_half * aspect
+        y = (1 - (rows + 0.5) / self.height * 2) * self.tan_half
+        rays = self.forward + x[:, None] * self.right + y[:, None] * self.up
+        return self.eye + (depth_mm[rows, cols].astype(np.float64) / 1000.0)[:, None] * rays
+
     def project(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Pixel (column, row) coordinates (..., 2) and depth along the axis (...) of points."""
         rel = np.asarray(points, float) - self.eye

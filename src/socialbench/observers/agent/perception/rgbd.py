@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import ndimage
 
-from socialbench.observers.agent.perception.camera import PinholeCamera
+from socialbench.observers.agent.perception.camera import FAR_MM, PinholeCamera
 from socialbench.observers.agent.perception.frames import RenderedVideo
 from socialbench.observers.agent.perception.palette import goal_codes
 from socialbench.observers.agent.perception.regions import floor_level, regions
@@ -109,13 +109,21 @@ def _visible(mask: np.ndarray, depth_mm: np.ndarray, background_mm: np.ndarray) 
 
 def _moving(camera: PinholeCamera, depth_mm: np.ndarray, background_mm: np.ndarray,
             floor_z: float) -> tuple[np.ndarray | None, np.ndarray | None]:
-    points, valid = camera.back_project(depth_mm)
-    moved = (valid & (depth_mm.astype(np.int32) < background_mm.astype(np.int32) - MOVED_MM)
-             & (points[..., 2] > floor_z + THING_HEIGHT))
-    if not moved.any():
+    nearer = depth_mm.astype(np.int32) < background_mm.astype(np.int32) - MOVED_MM
+    if not nearer.any():
         return None, None
+    # work inside the box round what moved (a few hundred pixels of the frame's 40,000)
+    rows, cols = np.nonzero(nearer)
+    box = (slice(max(rows.min() - 3, 0), rows.max() + 4),
+           slice(max(cols.min() - 3, 0), cols.max() + 4))
+    depth, background = depth_mm[box], background_mm[box].astype(np.int32)
+    inside = np.zeros(depth_mm.shape, bool)
+    inside[box] = True
+    points = camera.points_at(depth_mm, inside).reshape(depth.shape + (3,))
+    valid = depth < FAR_MM
+    moved = nearer[box] & valid & (points[..., 2] > floor_z + THING_HEIGHT)
     agent_parts, occluder_parts = [], []
-    for region in regions(moved, depth_mm / 1000.0, 3):
+    for region in regions(moved, depth / 1000.0, 3):
         pts = points[region]
         big = (np.ptp(pts[:, :2], axis=0).max() > SMALL
                or pts[:, 2].max() - floor_z >= OCCLUDER_HEIGHT - 0.1
@@ -127,7 +135,7 @@ def _moving(camera: PinholeCamera, depth_mm: np.ndarray, background_mm: np.ndarr
         mask = np.any([r for r in agent_parts
                        if np.linalg.norm(points[r].mean(axis=0) - centre) < AGENT_JOIN], axis=0)
         # its outline, where it nearly touches what is behind or under it, joins it
-        near = (valid & (depth_mm.astype(np.int32) < background_mm.astype(np.int32) - EDGE_MM)
+        near = (valid & (depth.astype(np.int32) < background - EDGE_MM)
                 & (points[..., 2] > floor_z + EDGE_MM / 1000.0))
         mask |= ndimage.binary_dilation(mask, iterations=2) & near
         agent = points[mask]

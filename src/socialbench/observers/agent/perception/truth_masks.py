@@ -58,8 +58,7 @@ def segment_truth(video: RenderedVideo) -> VideoSightings:
         if cls in ("agent", "occluder"):
             track = agent if cls == "agent" else occluder
             for t in np.flatnonzero(counts):
-                points, _ = camera.back_project(depth[t])
-                track[t] = points[where[t]]
+                track[t] = camera.points_at(depth[t], where[t])
             continue
         # a static body: each pixel where it ever shows, at a frame that shows it there
         ever = where.any(axis=0)
