@@ -45,9 +45,12 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=None, help="pairs per task (--generate)")
     parser.add_argument("--seed", type=int, default=0, help="generator seed (--generate)")
     parser.add_argument("--threads", type=int, default=1, help="PyTorch CPU threads")
-    parser.add_argument("--ratings", type=Path, default=None,
-                        help="JSON lines of the pairs' ratings, appended as they are rated; "
-                             "pairs already in it are not rated again (a stopped run resumes)")
+    parser.add_argument("--ratings", type=Path, nargs="+", default=None,
+                        help="JSON lines of the pairs' ratings, appended (to the first file) as "
+                             "they are rated; pairs already in any of the files are not rated "
+                             "again (a stopped run resumes)")
+    parser.add_argument("--reverse", action="store_true",
+                        help="--generate: last pairs first (a second process from the other end)")
     parser.add_argument("--no-rate", action="store_true",
                         help="only summarize the pairs already in --ratings")
     parser.add_argument("--markdown", action="store_true")
@@ -59,9 +62,11 @@ def main() -> None:
     modes = tuple(dict.fromkeys(mode for _, mode, _ in RATINGS))
     ratings: dict[str, list[PairRating]] = {label: [] for label, _, _ in RATINGS}
     done = set()
-    if args.ratings is not None and args.ratings.is_file():
-        for line in args.ratings.read_text().splitlines():
+    for path in args.ratings or []:
+        for line in path.read_text().splitlines() if path.is_file() else []:
             row = json.loads(line)
+            if (row["task"], row["name"]) in done:
+                continue  # rated by both of two processes
             done.add((row["task"], row["name"]))
             for label, (e, u) in row["ratings"].items():
                 ratings[label].append(PairRating(row["task"], row["name"], e, u))
@@ -72,11 +77,11 @@ def main() -> None:
         # of every sub-evaluation
         pairs = ((task, name, lambda e=e, u=u: [e, u]) for task, name, e, u in
                  generated_pairs(args.generate, episodes=args.episodes, seed=args.seed,
-                                 interleaved=True, skip=done))
+                                 interleaved=True, reverse=args.reverse, skip=done))
     else:
         pairs = ((task, e.stem[:-1], lambda e=e, u=u: [load_episode(e), load_episode(u)])
                  for task, e, u in collect_pairs(args.data) if (task, e.stem[:-1]) not in done)
-    sink = open(args.ratings, "a") if args.ratings is not None else None  # noqa: SIM115
+    sink = open(args.ratings[0], "a") if args.ratings else None  # noqa: SIM115
     for count, (task, name, episodes) in enumerate(pairs, 1):
         if count % 500 == 0:
             print(f"rated {count} pairs", file=sys.stderr, flush=True)
@@ -92,7 +97,9 @@ def main() -> None:
             sink.flush()
     if sink is not None:
         sink.close()
-    results = {label: summarize(rated, order=EVALUATION_TASKS) for label, rated in ratings.items()}
+    # by name within a task, as bib evaluate orders pairs (the bootstrap draws depend on it)
+    results = {label: summarize(sorted(rated, key=lambda r: (r.task, r.name)),
+                                order=EVALUATION_TASKS) for label, rated in ratings.items()}
     default = results[RATINGS[0][0]]
     if args.markdown:
         others = " | ".join(f"{label}: Rel / AUC" for label, _, _ in RATINGS[1:])

@@ -87,15 +87,15 @@ def generated_episodes(job: Job) -> list[Episode]:
 
 def generated_pairs(split: str = "eval", *, tasks: str | Sequence[str] | None = None,
                     episodes: int | None = None, seed: int = 0, interleaved: bool = False,
-                    skip: Collection[tuple[str, str]] = (),
+                    reverse: bool = False, skip: Collection[tuple[str, str]] = (),
                     ) -> Iterator[tuple[str, str, Episode, Episode]]:
     """``(task, name, expected, unexpected)`` for every pair ``bib generate --split SPLIT
     --no-video`` writes with these options (default counts: the paper's), built one at a time
     in memory: an evaluation set too large for the disk as JSON can still be rated.
 
     Task by task, or ``interleaved``: pair k of every task before pair k + 1 of any (a stopped
-    run has rated the first pairs of every task). Pairs ``(task, name)`` in ``skip`` are left
-    out without being built.
+    run has rated the first pairs of every task); ``reverse``: last first (a second process
+    rating from the other end). Pairs ``(task, name)`` in ``skip`` are left out unbuilt.
     """
     chosen = gen.get_split(split)
     if chosen.name == "train":
@@ -105,6 +105,8 @@ def generated_pairs(split: str = "eval", *, tasks: str | Sequence[str] | None = 
     jobs = gen.make_jobs(chosen, names, sizes, seed, False)
     if interleaved:
         jobs.sort(key=lambda job: job.params["index"])  # stable: task order within an index
+    if reverse:
+        jobs.reverse()
     for job in jobs:
         task = job.params["task"]
         if (task, gen.episode_id(job.params["index"], chosen.tasks[task].code)) in skip:
