@@ -54,7 +54,8 @@ def _ray(*args: str, env: dict[str, str]) -> None:
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[tuple[str, dict[str, str]]]:
     """(address, environment) of a two-node Ray cluster, stopped (``ray stop --force``) and its
-    folder removed at the end whatever happens."""
+    folder removed at the end whatever happens. ``ray stop`` stops every Ray process it finds
+    on this machine: do not run these tests beside a Ray cluster of your own."""
     pytest.importorskip("ray")
     env = _ray_env()
     # Short: Ray's unix sockets live under it, and their paths must stay under ~107 bytes.
