@@ -39,7 +39,7 @@ from socialbench.bib.shapes import NEW, TRAIN, ShapeSet
 from socialbench.bib.tasks import EVAL_TASKS, TRAIN_TASKS, Built, Recipe, efficiency_time
 from socialbench.bib.validate.episode import validate_episodes
 from socialbench.bib.validate.pair import validate_pair
-from socialbench.bib.video import write_episode_videos
+from socialbench.bib.video import RENDER_MODES, write_episode_videos
 from socialbench.bib.world import BORDER, Resample
 from socialbench.core.errors import UserError
 from socialbench.core.files import atomic_write
@@ -265,7 +265,7 @@ def _build_job(job: Job, staging: Path) -> Written:
         records[f"{stem}.json"] = {"bytes": size, "sha256": digest}
     if p["video"]:  # a pair's shared trials are encoded once, for both videos
         videos = [(episode, staging / f"{stem}.mp4") for stem, episode in episodes]
-        write_episode_videos(videos)
+        write_episode_videos(videos, p.get("render", "2d"))
         for (stem, _), (_, path) in zip(episodes, videos, strict=True):
             records[f"{stem}.mp4"] = {"bytes": path.stat().st_size, "sha256": sha256_file(path)}
     meta = {"task": recipe.name, "id": ident, "split": split.name, "index": p["index"],
@@ -281,10 +281,11 @@ def _build_job(job: Job, staging: Path) -> Written:
 def make_jobs(split: Split, tasks: Sequence[str], episodes: Mapping[str, int], seed: int,
               video: bool, border_repeats: int | None = None,
               scene_style: str = style.DEFAULT_STYLE,
-              time_control: str = efficiency_time.DEFAULT_TIME_CONTROL) -> list[Job]:
+              time_control: str = efficiency_time.DEFAULT_TIME_CONTROL,
+              render: str = "2d") -> list[Job]:
     """One job per episode. ``border_repeats`` None: the scene style's own (released: 2-5 per
     wall list; tidy: none). A tidy job's parameters are the earlier generator's, and so are
-    a default time control's."""
+    a default time control's and a 2D render's."""
     jobs = []
     for task in tasks:
         for index in range(episodes[task]):
@@ -296,6 +297,8 @@ def make_jobs(split: Split, tasks: Sequence[str], episodes: Mapping[str, int], s
                 params["border_repeats"] = border_repeats
             if time_control != efficiency_time.DEFAULT_TIME_CONTROL:
                 params["time_control"] = time_control
+            if render != "2d":
+                params["render"] = render
             jobs.append(Job(name=f"{task}/{index:06d}",
                             seed=derive_seed(seed, split.name, task, index), params=params))
     return jobs
@@ -316,7 +319,8 @@ def generate(out: Path, split: str = "eval", *, tasks: str | Sequence[str] | Non
              episodes: int | None = None, seed: int = 0, workers: int = 1, video: bool = True,
              show_progress: bool = True, border_repeats: int | None = None,
              scene_style: str = style.DEFAULT_STYLE, counts: str = "paper",
-             time_control: str = efficiency_time.DEFAULT_TIME_CONTROL) -> dict[str, Any]:
+             time_control: str = efficiency_time.DEFAULT_TIME_CONTROL,
+             render: str = "2d") -> dict[str, Any]:
     """Generate (or finish generating) a BIB split under ``out``; return the audit.
 
     ``episodes`` overrides every task's count; else ``counts`` picks them (``paper``: the
@@ -328,9 +332,13 @@ def generate(out: Path, split: str = "eval", *, tasks: str | Sequence[str] | Non
     None leaves it to the style (released: 2-5 per wall list; tidy: none).
     ``time_control``: how the efficiency time control's straight path lasts as long as the
     detour (``slow``: walked slower; ``pauses``: still frames spread along it;
-    :mod:`.tasks.efficiency_time`).
+    :mod:`.tasks.efficiency_time`). ``render``: the videos in ``2d`` (the paper's flat frames)
+    or ``3d`` (the same frame states drawn by PyBullet, :mod:`.render3d`; recorded in the
+    manifest as ``"render": "3d"``, a 2D manifest stays as before).
     """
     chosen = get_split(split)
+    if render not in RENDER_MODES:
+        raise UserError(f"unknown --render {render!r}; choose one of {', '.join(RENDER_MODES)}")
     names = parse_tasks(chosen, tasks)
     look = style.get_style(scene_style)
     efficiency_time.check_time_control(time_control)
@@ -354,12 +362,15 @@ def generate(out: Path, split: str = "eval", *, tasks: str | Sequence[str] | Non
         info["time_control"] = time_control
     if border_repeats:
         info["border_repeats"] = border_repeats
+    if render != "2d":
+        info["render"] = render
     if chosen.name == "train":
         info["validation"] = _validation_info(chosen, names, sizes)
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out} is a file; give a folder")
-    jobs = make_jobs(chosen, names, sizes, seed, video, border_repeats, look.name, time_control)
+    jobs = make_jobs(chosen, names, sizes, seed, video, border_repeats, look.name, time_control,
+                     render)
     run_jobs(out, jobs, build_job, workers=workers, description=f"bib {chosen.name}",
              dataset_info=info, show_progress=show_progress)
     return write_audit(out, names)

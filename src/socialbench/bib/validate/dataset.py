@@ -19,7 +19,7 @@ from socialbench.core.progress import progress_bar
 from socialbench.core.runner import MANIFEST_NAME, load_manifest, verify_manifest
 
 
-def _pair_problems(pair: EpisodePair, video_check: bool) -> list[str]:
+def _pair_problems(pair: EpisodePair, video_check: bool, render: str = "2d") -> list[str]:
     episodes: dict[str, Episode] = {}
     problems: list[str] = []
     for path in (pair.expected, pair.unexpected):
@@ -33,7 +33,7 @@ def _pair_problems(pair: EpisodePair, video_check: bool) -> list[str]:
         episodes[path.name] = episode
         problems += [f"{path.name}: {p}" for p in validate_episode(episode)]
         if video_check:
-            problems += check_video(episode, path.with_suffix(".mp4"))
+            problems += check_video(episode, path.with_suffix(".mp4"), render=render)
     if pair.expected and pair.unexpected and len(episodes) == 2:
         e, u = episodes[pair.expected.name], episodes[pair.unexpected.name]
         problems += [f"{pair.name} ({pair.task}): {p}" for p in validate_pair(pair.task, e, u)]
@@ -64,7 +64,8 @@ def validate_dataset(root: Path | str, *, max_problems: int | None = None, worke
         problems.append(f"{root}: no episode files (*e.json / *u.json) found")
     if video_check is None:
         video_check = has_videos(root, pairs)
-    check = functools.partial(_pair_problems, video_check=video_check)
+    check = functools.partial(_pair_problems, video_check=video_check,
+                              render=render_mode(root))
     with progress_bar("validating", show=progress, transient=True) as bar, \
             contextlib.closing(ordered_map(check, pairs, workers)) as reports:
         for report in bar.track(reports, total=len(pairs)):
@@ -72,6 +73,14 @@ def validate_dataset(root: Path | str, *, max_problems: int | None = None, worke
                 break
             problems += report
     return problems if max_problems is None else problems[:max_problems]
+
+
+def render_mode(root: Path) -> str:
+    """How the dataset's videos were drawn, as its manifest says: ``3d``, or ``2d`` (manifests
+    without a ``render`` entry, and released data)."""
+    if (root / MANIFEST_NAME).exists():
+        return str(load_manifest(root).get("dataset", {}).get("render", "2d"))
+    return "2d"
 
 
 def has_videos(root: Path, pairs: list[EpisodePair]) -> bool:

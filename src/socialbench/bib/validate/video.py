@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from socialbench.bib.render import Renderer
-from socialbench.bib.schema import FRAME_SIZE, Episode
+from socialbench.bib.schema import FRAME_SIZE, Episode, Frame
+from socialbench.core.errors import UserError
 
 VIDEO_SAMPLES = 5  # decoded frames compared with the renderer per video
 VIDEO_POOL = 4  # compare 4 x 4 block means: H.264 4:2:0 smears colour edges
@@ -32,8 +35,34 @@ def _as_coded(image: np.ndarray) -> np.ndarray:
     return frame.reformat(format="yuv420p").to_ndarray(format="rgb24")
 
 
-def check_video(episode: Episode, path: Path, samples: int = VIDEO_SAMPLES) -> list[str]:
-    """Problems in how an episode's mp4 agrees with its JSON (frame count, size, pixels)."""
+def _reference(render: str, stack: contextlib.ExitStack) -> Callable[[Frame], np.ndarray] | None:
+    """What a decoded frame is compared with: the 2D renderer, a fresh 3D scene per sampled
+    frame (a 3D frame's pixels depend on its state alone), or nothing (``3d`` without
+    PyBullet: frame count and size are still checked)."""
+    if render == "2d":
+        return Renderer().render
+    try:
+        from socialbench.bib.render3d import Renderer3D
+        renderer3d = stack.enter_context(Renderer3D())
+    except UserError:
+        return None
+
+    def draw(frame: Frame) -> np.ndarray:
+        renderer3d.reset()
+        return renderer3d.render(frame)
+    return draw
+
+
+def check_video(episode: Episode, path: Path, samples: int = VIDEO_SAMPLES,
+                render: str = "2d") -> list[str]:
+    """Problems in how an episode's mp4 agrees with its JSON (frame count, size, pixels).
+    ``render``: how the videos were drawn (``2d``, or ``3d``: compared with a 3D re-render)."""
+    with contextlib.ExitStack() as stack:
+        return _check(episode, Path(path), samples, _reference(render, stack))
+
+
+def _check(episode: Episode, path: Path, samples: int,
+           reference_of: Callable[[Frame], np.ndarray] | None) -> list[str]:
     import av  # here, not at the top: generation without video never needs it (~0.1 s)
 
     path = Path(path)
@@ -41,7 +70,8 @@ def check_video(episode: Episode, path: Path, samples: int = VIDEO_SAMPLES) -> l
         return [f"{path.name}: video missing"]
     frames = [fr for trial in episode.trials for fr in trial.frames]
     wanted = set(np.linspace(0, len(frames) - 1, samples).round().astype(int).tolist())
-    renderer = Renderer()
+    if reference_of is None:
+        wanted = set()
     problems: list[str] = []
     count = 0
     try:
@@ -53,7 +83,7 @@ def check_video(episode: Episode, path: Path, samples: int = VIDEO_SAMPLES) -> l
                             f"{FRAME_SIZE[0]}x{FRAME_SIZE[1]}"]
                 if index in wanted and index < len(frames) and not problems:
                     image = decoded.to_ndarray(format="rgb24")
-                    reference = _as_coded(renderer.render(frames[index]))
+                    reference = _as_coded(reference_of(frames[index]))  # type: ignore[misc]
                     gap = float(np.abs(_pooled(image) - _pooled(reference)).max())
                     if gap > VIDEO_TOLERANCE:
                         problems.append(f"{path.name}: frame {index} does not match the JSON "

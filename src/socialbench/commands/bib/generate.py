@@ -12,6 +12,7 @@ from socialbench.bib.generate import SPLITS, audit_table
 from socialbench.bib.generate import generate as generate_split
 from socialbench.bib.style import DEFAULT_STYLE
 from socialbench.bib.tasks.efficiency_time import DEFAULT_TIME_CONTROL, TIME_CONTROLS
+from socialbench.bib.video import RENDER_MODES
 from socialbench.commands.backend import backend_options
 
 
@@ -43,14 +44,18 @@ from socialbench.commands.backend import backend_options
               show_default=True,
               help="How efficiency_time's straight path lasts as long as the detour: slow (the "
                    "agent walks slower) or pauses (still frames spread along its path).")
+@click.option("--render", type=click.Choice(RENDER_MODES), default="2d", show_default=True,
+              help="Videos in 2d (the paper's flat frames) or 3d (the same episodes drawn by "
+                   "PyBullet: the grid as a floor, walls as blocks, bodies in their colours).")
 @backend_options()
 def generate(out: Path, split: str, tasks: str | None, episodes: int | None, seed: int,
              workers: int, no_video: bool, counts: str, scene_style: str,
-             border_repeats: int | None, time_control: str) -> None:
+             border_repeats: int | None, time_control: str, render: str) -> None:
     """Generate a BIB dataset in the released layout, with a manifest and an audit."""
     audit = generate_split(out, split, tasks=tasks, episodes=episodes, seed=seed,
                            workers=workers, video=not no_video, border_repeats=border_repeats,
-                           scene_style=scene_style, counts=counts, time_control=time_control)
+                           scene_style=scene_style, counts=counts, time_control=time_control,
+                           render=render)
     console = Console()
     console.print(audit_table(audit))
     console.print(f"wrote {out} (manifest.json, audit.json, _meta/)")
