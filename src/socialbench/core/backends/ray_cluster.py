@@ -13,6 +13,7 @@ import hashlib
 import logging
 import os
 import secrets
+import socket
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -26,6 +27,7 @@ INSTALL_HINT = 'pip install -e ".[ray]" (or pip install "ray[default]>=2.9")'
 MAX_RETRIES = 3  # a task whose worker or node dies runs again elsewhere, up to this many times
 WINDOW_PER_CPU = 2  # tasks in flight per cluster CPU: enough to keep every CPU busy
 PROBE_PREFIX = ".socialbench-probe-"
+CONNECT_TIMEOUT_S = 10  # seconds to wait for the head node's port to answer
 
 
 def import_ray() -> Any:
@@ -51,6 +53,7 @@ def ray_session(backend: Backend, cpus: int) -> Iterator[int]:
         if backend.address is None:
             options.update(address="local", num_cpus=cpus)  # "local": never join another
         else:
+            _check_reachable(backend.address)
             options["address"] = backend.address
         try:
             ray.init(**options)
@@ -62,6 +65,19 @@ def ray_session(backend: Backend, cpus: int) -> Iterator[int]:
     finally:
         if opened:
             ray.shutdown()
+
+
+def _check_reachable(address: str) -> None:
+    """A one-line error for a ``host:port`` (or ``ray://host:port``) nobody answers at: Ray
+    itself would keep retrying for minutes."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        return  # "auto" and other forms Ray resolves itself
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as exc:
+        raise UserError(f"no Ray cluster answers at {address} ({exc.strerror or exc}): start one "
+                        "with `ray start --head` there, or fix --address / RAY_ADDRESS") from None
 
 
 def _result(ray: Any, ref: Any) -> Any:
