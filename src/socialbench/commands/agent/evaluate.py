@@ -26,7 +26,14 @@ PROTOCOL_CHOICES = ("all", "G1", "G2", "G3", "G4")
               help="ToMnet-G: training epochs per fold.")
 @click.option("--device", default="cpu", show_default=True, help="ToMnet-G: torch device.")
 @click.option("--checkpoints", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="ToMnet-G: keep one checkpoint per fold here (re-run resumes).")
+              help="ToMnet-G: keep one checkpoint per fold and every video's graphs here "
+                   "(a re-run resumes and reads no state file twice).")
+@click.option("--surprise", "tomnet_surprise", type=click.Choice(["teacher-forced", "rollout"]),
+              default="teacher-forced", show_default=True,
+              help="ToMnet-G: train and rate on the per-step prediction from the observed "
+                   "frames, or on the free rollout from the first frame (the paper's loop).")
+@click.option("--absolute-positions", is_flag=True,
+              help="ToMnet-G: absolute box centres (the paper as printed), not agent offsets.")
 @click.option("--no-familiarization", is_flag=True,
               help="BIPaCK: skip the per-trial update on the familiarization videos (the "
                    "paper's ablation).")
@@ -36,13 +43,20 @@ PROTOCOL_CHOICES = ("all", "G1", "G2", "G3", "G4")
                    "printed).")
 @click.option("--heatmap", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="G3/G4: also draw the train x test matrix into this PNG.")
+@click.option("--from-frames", is_flag=True,
+              help="Rate from perception on the rendered RGB-D frames and each video's camera "
+                   "(never the state files): needs a dataset made with --render.")
+@click.option("--gt-segmentation", is_flag=True,
+              help="With --from-frames: the same pipeline fed the renderer's instance "
+                   "segmentation (the upper bound).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option("--markdown", is_flag=True, help="Print Markdown tables (for docs).")
 def evaluate(data: Path, observer: str, protocol: str, max_train_per_type: int | None,
-             epochs: int, device: str, checkpoints: Path | None, no_familiarization: bool,
-             calibration: str, heatmap: Path | None, seed: int, as_json: bool,
-             markdown: bool) -> None:
+             epochs: int, device: str, checkpoints: Path | None, tomnet_surprise: str,
+             absolute_positions: bool, no_familiarization: bool,
+             calibration: str, heatmap: Path | None, from_frames: bool,
+             gt_segmentation: bool, seed: int, as_json: bool, markdown: bool) -> None:
     """Score OBSERVER on the test pairs under DATA with the paper's pairwise accuracy (ties
     half), per type, per scenario (weighted by test pairs) and overall."""
     from rich.console import Console
@@ -64,10 +78,23 @@ def evaluate(data: Path, observer: str, protocol: str, max_train_per_type: int |
     matrices = [p for p in protocols if p in ("G3", "G4")]
     if heatmap is not None and len(matrices) != 1:
         raise UserError("--heatmap draws the G3/G4 matrix: use it with --protocol G3 or G4")
+    if gt_segmentation and not from_frames:
+        raise UserError("--gt-segmentation feeds perception the renderer's segmentation: use it "
+                        "with --from-frames")
     pairs = find_pairs(data)
+    episodes = None
+    if from_frames:
+        from socialbench.observers.agent.perception.episodes import (
+            FrameEpisodes,
+            check_rendered,
+        )
+
+        check_rendered(data, pairs)
+        episodes = FrameEpisodes("truth" if gt_segmentation else "rgbd")
     if observer == "bipack":
         rater = BipackRater(data, pairs, max_train_per_type, progress=True,
-                            use_familiarization=not no_familiarization, calibration=calibration)
+                            use_familiarization=not no_familiarization, calibration=calibration,
+                            episodes=episodes)
     else:
         if device.startswith("cuda"):
             import torch
@@ -75,7 +102,9 @@ def evaluate(data: Path, observer: str, protocol: str, max_train_per_type: int |
             if not torch.cuda.is_available():
                 raise UserError(f"--device {device}: no CUDA device is available here")
         rater = ToMnetRater(data, pairs, max_train_per_type, progress=True, epochs=epochs,
-                            device=device, seed=seed, checkpoints=checkpoints)
+                            device=device, seed=seed, checkpoints=checkpoints,
+                            episodes=episodes, surprise=tomnet_surprise,
+                            relative=not absolute_positions)
     types = sorted({p[0] for p in pairs})
     for name in protocols:
         result = run_protocol(rater, name, types)

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from socialbench.agent3d.episodes import load_episode
-from socialbench.agent3d.schema import TRIAL_TYPES
+from socialbench.agent3d.schema import TRIAL_TYPES, Episode
 from socialbench.core.errors import UserError
 from socialbench.core.metrics import pairwise_accuracy
 from socialbench.core.progress import progress_bar
@@ -29,6 +29,27 @@ from socialbench.observers.agent.protocols import (
 )
 
 Ratings = dict[str, list[tuple[float, float]]]  # type -> (expected, surprising) per pair
+
+
+class EpisodeSource(Protocol):
+    """Where the evaluation gets its episodes: the state files (:class:`StateEpisodes`) or,
+    with ``--from-frames``, perception on rendered frames (``perception.episodes``)."""
+
+    def test(self, video_dir: Path) -> Episode: ...
+
+    def training(self, root: Path, types: tuple[str, ...],
+                 max_per_type: int | None = None) -> list[Episode]: ...
+
+
+class StateEpisodes:
+    """Episodes from the state files (the default)."""
+
+    def test(self, video_dir: Path) -> Episode:
+        return load_episode(video_dir)
+
+    def training(self, root: Path, types: tuple[str, ...],
+                 max_per_type: int | None = None) -> list[Episode]:
+        return training_episodes(root, types, max_per_type)
 
 
 @dataclass
@@ -77,12 +98,13 @@ class BipackRater(FoldRater):
 
     def __init__(self, data: Path, pairs: list[tuple[str, Path, Path]], max_train: int | None,
                  progress: bool, use_familiarization: bool = True,
-                 calibration: str = "product") -> None:
+                 calibration: str = "product", episodes: EpisodeSource | None = None) -> None:
         from socialbench.observers.agent.bipack.evidence import video_evidence
 
         self.calibration = calibration
         self.use_familiarization = use_familiarization
-        train = training_episodes(data, TRIAL_TYPES, max_train)
+        episodes = episodes or StateEpisodes()
+        train = episodes.training(data, TRIAL_TYPES, max_train)
         self.train: dict[str, list] = {}
         self.test: dict[str, list] = {}
         with progress_bar(show=progress, transient=True) as bar:
@@ -93,7 +115,7 @@ class BipackRater(FoldRater):
                     video_evidence(v) for v in episode.trials)
                 bar.advance(job)
             for trial_type, expected, surprising in pairs:
-                e, s = load_episode(expected), load_episode(surprising)
+                e, s = episodes.test(expected), episodes.test(surprising)
                 fam = [video_evidence(v) for v in e.trials[:-1]]
                 self.test.setdefault(trial_type, []).append(
                     (fam, video_evidence(e.trials[-1]), video_evidence(s.trials[-1])))
@@ -114,49 +136,71 @@ class ToMnetRater(FoldRater):
 
     def __init__(self, data: Path, pairs: list[tuple[str, Path, Path]], max_train: int | None,
                  progress: bool, epochs: int, device: str, seed: int,
-                 checkpoints: Path | None) -> None:
-        from socialbench.observers.agent.tomnet_g.observer import sample_of
+                 checkpoints: Path | None, episodes: EpisodeSource | None = None,
+                 surprise: str = "teacher-forced", relative: bool = True) -> None:
+        from socialbench.observers.agent.tomnet_g.samples import sample_of
 
         self.epochs, self.device, self.seed = epochs, device, seed
         self.checkpoints, self.progress = checkpoints, progress
-        train = training_episodes(data, TRIAL_TYPES, max_train)
+        self.surprise, self.relative = surprise, relative
         self.train: dict[str, list] = {}
         self.test: dict[str, list] = {}
+        if episodes is None:  # the state files: one trial at a time, graphs cached
+            self._read_states(data, pairs, max_train)
+            return
+        train = episodes.training(data, TRIAL_TYPES, max_train)
         with progress_bar(show=progress, transient=True) as bar:
             job = bar.add_task("tomnet-g: building graphs", total=len(train) + len(pairs))
             for episode in train:
                 self.train.setdefault(episode.task or "", []).append(sample_of(episode.trials))
                 bar.advance(job)
             for trial_type, expected, surprising in pairs:
-                e, s = load_episode(expected), load_episode(surprising)
+                e, s = episodes.test(expected), episodes.test(surprising)
                 self.test.setdefault(trial_type, []).append((sample_of(e.trials),
                                                              sample_of(s.trials)))
+                bar.advance(job)
+
+    def _read_states(self, data: Path, pairs: list[tuple[str, Path, Path]],
+                     max_train: int | None) -> None:
+        from socialbench.observers.agent.tomnet_g.samples import cached, training_trials
+
+        trials = list(training_trials(data, TRIAL_TYPES, max_train))
+        with progress_bar(show=self.progress, transient=True) as bar:
+            job = bar.add_task("tomnet-g: building graphs", total=len(trials) + len(pairs))
+            for trial_type, trial_dir in trials:
+                self.train.setdefault(trial_type, []).append(
+                    cached(trial_dir, data, self.checkpoints))
+                bar.advance(job)
+            for trial_type, expected, surprising in pairs:
+                self.test.setdefault(trial_type, []).append(
+                    (cached(expected, data, self.checkpoints, "test"),
+                     cached(surprising, data, self.checkpoints, "test")))
                 bar.advance(job)
 
     def rate(self, fold: Fold) -> Ratings:
         import torch
 
         from socialbench.observers.agent.tomnet_g.model import ToMnetG
-        from socialbench.observers.agent.tomnet_g.training import rollout, train
+        from socialbench.observers.agent.tomnet_g.surprise import surprise
+        from socialbench.observers.agent.tomnet_g.training import train
 
         samples = [s for t in fold.train for s in self.train.get(t, [])]
         if not samples:
             raise UserError(f"no training trials of types {', '.join(fold.train)} under the "
                             f"data's train_set folders: ToMnet-G needs some")
         torch.manual_seed(self.seed)
-        model = ToMnetG()
+        model = ToMnetG(relative=self.relative)
         state = None
         if self.checkpoints is not None:
             self.checkpoints.mkdir(parents=True, exist_ok=True)
-            state = self.checkpoints / f"tomnet-g_{fold.name}.pt"
+            state = self.checkpoints / f"tomnet-g_{fold.name}_{self.surprise}.pt"
         train(model, samples, epochs=self.epochs, device=self.device, seed=self.seed,
-              state_path=state, progress=self.progress)
+              state_path=state, progress=self.progress, mode=self.surprise)
 
-        def surprise(sample: Any) -> float:
-            path = rollout(model, sample, self.device)
-            return float(np.linalg.norm(path - sample.test.agent, axis=1).mean())
+        def rating(sample: Any) -> float:
+            return surprise(model, sample, self.surprise, self.device)
 
-        return {t: [(surprise(e), surprise(s)) for e, s in self.test.get(t, [])]
+        return {t: [(rating(e), rating(s)) for e, s in self.test.get(t, [])]
                 for t in fold.test}
 
 

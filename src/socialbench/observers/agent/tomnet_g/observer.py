@@ -48,7 +48,7 @@ class ToMnetGObserver(LearnedObserver[EpisodeView[VideoStates]]):
         return train(self.model, samples, epochs=int(options.get("epochs", EPOCHS)),
                      device=self.device, seed=self.seed,
                      state_path=Path(state) if state else None,
-                     progress=bool(options.get("progress", False)))
+                     progress=bool(options.get("progress", False)), mode=self.surprise)
 
     def save(self, path: Path) -> None:
         torch.save({"model": self.model.state_dict(), "relative": self.model.relative,

@@ -123,9 +123,10 @@ def mean_loss(model: ToMnetG, samples: Sequence[Sample], device: str = "cpu",
               mode: str = "rollout") -> float:
     """The loss over ``samples`` (batches of 16), weighted by episode."""
     total = 0.0
-    for first in range(0, len(samples), BATCH):
-        batch = samples[first:first + BATCH]
-        total += float(batch_loss(model, batch, device, mode)) * len(batch)
+    with few_threads(device):
+        for first in range(0, len(samples), BATCH):
+            batch = samples[first:first + BATCH]
+            total += float(batch_loss(model, batch, device, mode)) * len(batch)
     return total / max(1, len(samples))
 
 
