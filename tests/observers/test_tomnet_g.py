@@ -81,9 +81,10 @@ def test_checkpoints_resume_and_load_with_weights_only(tmp_path):
     assert torch.load(state, weights_only=True)["epoch"] == 2
     train(ToMnetG(), samples, epochs=3, state_path=state, progress=False)  # one more epoch
     assert torch.load(state, weights_only=True)["epoch"] == 3
-    observer = ToMnetGObserver()
+    observer = ToMnetGObserver(relative=False, surprise="rollout")
     observer.save(tmp_path / "m.pt")
     loaded = ToMnetGObserver.load(tmp_path / "m.pt")
+    assert loaded.surprise == "rollout" and loaded.model.relative is False
     for a, b in zip(observer.model.parameters(), loaded.model.parameters(), strict=True):
         torch.testing.assert_close(a, b)
 

@@ -84,7 +84,8 @@ def test_relative_to_agent_gives_offsets_and_keeps_absent_nodes_empty():
     torch.testing.assert_close(out[..., :at.start], nodes[..., :at.start])
 
 
-@pytest.mark.parametrize("mode", ["rollout", "teacher-forced"])
+@pytest.mark.parametrize("mode", [pytest.param("rollout", marks=pytest.mark.slow),
+                                  "teacher-forced"])
 def test_it_learns_which_goal_agents_walk_to(mode):
     rng = np.random.default_rng(0)
     samples = [episode(rng) for _ in range(96)]
