@@ -171,3 +171,19 @@ def test_a_chasm_between_raised_floor_pieces_is_found_with_its_edges():
     assert left.centre[0] + left.size[0] / 2 == pytest.approx(-0.3, abs=0.06)
     assert right.centre[0] - right.size[0] / 2 == pytest.approx(0.3, abs=0.06)
     assert not bridges
+
+
+def test_evaluate_from_frames_on_a_states_only_dataset_is_one_line(tmp_path: Path):
+    from click.testing import CliRunner
+
+    from socialbench.agent3d.io import trial_relpath
+    from socialbench.cli import main as cli
+
+    write_trial(make_trial("2.1", "test", 0, 3), tmp_path / trial_relpath(2, "2.1", "test", 0))
+    result = CliRunner().invoke(cli, ["agent", "evaluate", "--data", str(tmp_path),
+                                      "--observer", "bipack", "--from-frames"])
+    assert result.exit_code != 0 and "no rendered frames" in result.output
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+    result = CliRunner().invoke(cli, ["agent", "evaluate", "--data", str(tmp_path),
+                                      "--observer", "bipack", "--gt-segmentation"])
+    assert result.exit_code != 0 and "--from-frames" in result.output
