@@ -37,8 +37,11 @@ SMALL = 0.4  # m: a body no wider than this (and no taller than SMALL_HEIGHT) is
 SMALL_HEIGHT = 0.45
 MOVED_MM = 30  # nearer than the background by this much: something moving in front
 EDGE_MM = 5  # the agent's outline pixels: nearer than the background and above the floor by this
+USUAL_STRIDE = 3  # frames sampled for each pixel's usual (median) depth
 SAME_MM = 20  # within this of the background: the static scene shows there
-AGENT_JOIN = 0.35  # m: moving pieces this close to the largest are the same agent
+AGENT_JOIN = 0.35  # m: moving pieces this close to the chosen one are the same agent
+MAX_STEP = 0.6  # m: a piece farther than this (plus MAX_SPEED x the time since the agent was
+MAX_SPEED = 3.0  # m/s  last seen) from where it was is not the agent (jumps reach ~2.8 m/s)
 
 
 def segment_rgbd(video: RenderedVideo) -> VideoSightings:
@@ -54,8 +57,16 @@ def segment_rgbd(video: RenderedVideo) -> VideoSightings:
                                                    background_mm / 1000.0)]
     agent: list[np.ndarray | None] = []
     occluder: list[np.ndarray | None] = []
+    # what each pixel shows most of the time: a panel that stands, then falls, is "usual"
+    usual_mm = np.median(video.depth_mm[::USUAL_STRIDE], axis=0).astype(np.int32)
+    last: np.ndarray | None = None  # where the agent was last seen, and when
+    last_t = 0
     for t in range(frames):
-        a, o = _moving(camera, video.depth_mm[t], background_mm, floor_z)
+        reach = MAX_STEP + MAX_SPEED * (t - last_t) / video.fps
+        a, o = _moving(camera, video.depth_mm[t], background_mm, usual_mm, floor_z, last,
+                       reach)
+        if a is not None:
+            last, last_t = a.mean(axis=0), t
         agent.append(a)
         occluder.append(o)
     still = [s for s in static if s.cls == "agent"]
@@ -108,10 +119,26 @@ def _visible(mask: np.ndarray, depth_mm: np.ndarray, background_mm: np.ndarray) 
 
 
 def _moving(camera: PinholeCamera, depth_mm: np.ndarray, background_mm: np.ndarray,
-            floor_z: float) -> tuple[np.ndarray | None, np.ndarray | None]:
-    nearer = depth_mm.astype(np.int32) < background_mm.astype(np.int32) - MOVED_MM
+            usual_mm: np.ndarray, floor_z: float, last: np.ndarray | None,
+            reach: float) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The agent's and a falling occluder's points in one frame. What moves is nearer than
+    the pixel's usual depth; a panel standing where it usually stands, in front of what it
+    later reveals, is the occluder (never cut into agent-sized pieces)."""
+    now = depth_mm.astype(np.int32)
+    nearer = now < np.minimum(usual_mm, background_mm.astype(np.int32)) - MOVED_MM
+    # where something stands most of the video in front of what it leaves: a large one is the
+    # panel before it falls, a small one the agent (standing still for long)
+    standing = (np.abs(now - usual_mm) <= SAME_MM) & (usual_mm < background_mm - MOVED_MM)
+    stood = []
+    for region in regions(standing, depth_mm / 1000.0, 3) if standing.any() else []:
+        pts = camera.points_at(depth_mm, region)
+        if _big(pts, floor_z):
+            stood.append(pts)
+        else:
+            nearer |= region
+    stood_points = np.concatenate(stood) if stood else None
     if not nearer.any():
-        return None, None
+        return None, stood_points
     # work inside the box round what moved (a few hundred pixels of the frame's 40,000)
     rows, cols = np.nonzero(nearer)
     box = (slice(max(rows.min() - 3, 0), rows.max() + 4),
@@ -124,20 +151,39 @@ def _moving(camera: PinholeCamera, depth_mm: np.ndarray, background_mm: np.ndarr
     moved = nearer[box] & valid & (points[..., 2] > floor_z + THING_HEIGHT)
     agent_parts, occluder_parts = [], []
     for region in regions(moved, depth / 1000.0, 3):
-        pts = points[region]
-        big = (np.ptp(pts[:, :2], axis=0).max() > SMALL
-               or pts[:, 2].max() - floor_z >= OCCLUDER_HEIGHT - 0.1
-               or np.ptp(pts[:, 2]) > SMALL_HEIGHT)
-        (occluder_parts if big else agent_parts).append(region)
+        (occluder_parts if _big(points[region], floor_z) else agent_parts).append(region)
+    centre = _agent_piece(points, agent_parts, last, reach)
     agent = None
-    if agent_parts:
-        centre = points[agent_parts[0]].mean(axis=0)
+    if centre is not None:
         mask = np.any([r for r in agent_parts
                        if np.linalg.norm(points[r].mean(axis=0) - centre) < AGENT_JOIN], axis=0)
         # its outline, where it nearly touches what is behind or under it, joins it
-        near = (valid & (depth.astype(np.int32) < background - EDGE_MM)
+        near = (valid & (depth.astype(np.int32) < np.minimum(usual_mm[box], background)
+                         - EDGE_MM)
                 & (points[..., 2] > floor_z + EDGE_MM / 1000.0))
         mask |= ndimage.binary_dilation(mask, iterations=2) & near
         agent = points[mask]
-    occluder = np.concatenate([points[r] for r in occluder_parts]) if occluder_parts else None
-    return agent, occluder
+    pieces = [points[r] for r in occluder_parts] + stood
+    return agent, (np.concatenate(pieces) if pieces else None)
+
+
+def _agent_piece(points: np.ndarray, parts: list[np.ndarray], last: np.ndarray | None,
+                 reach: float) -> np.ndarray | None:
+    """The centre of the small moving piece that is the agent: the largest at first, then the
+    one nearest where the agent was (a sliver of a falling panel may be larger); none when no
+    piece is within ``reach`` of it (the agent is hidden)."""
+    if not parts:
+        return None
+    centres = [points[r].mean(axis=0) for r in parts]
+    if last is None:
+        return centres[0]
+    distance = [float(np.linalg.norm(c - last)) for c in centres]
+    pick = int(np.argmin(distance))
+    return centres[pick] if distance[pick] <= reach else None
+
+
+def _big(points: np.ndarray, floor_z: float) -> bool:
+    """Larger than the agent could look: wider, taller, or reaching the occluder's height."""
+    return bool(np.ptp(points[:, :2], axis=0).max() > SMALL
+                or points[:, 2].max() - floor_z >= OCCLUDER_HEIGHT - 0.1
+                or np.ptp(points[:, 2]) > SMALL_HEIGHT)
