@@ -156,3 +156,15 @@ def test_3d_dataset_same_bytes_whatever_the_workers_and_validates(tmp_path: Path
     episode = load_episode(out / "preference" / "000000loe.json")
     assert len(read_mp4(out / "preference" / "000000loe.mp4")) == sum(
         len(t) for t in episode.trials)
+
+
+def test_cli_offers_render_and_refuses_unknown_modes(tmp_path: Path):
+    from click.testing import CliRunner
+
+    from socialbench.cli import main
+
+    made = CliRunner().invoke(main, ["bib", "generate", "--out", str(tmp_path / "d"),
+                                     "--render", "4d"])
+    assert made.exit_code == 2 and "4d" in made.output
+    assert not (tmp_path / "d").exists(), "nothing written"
+    assert "--render [2d|3d]" in CliRunner().invoke(main, ["bib", "generate", "--help"]).output
