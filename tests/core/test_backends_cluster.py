@@ -202,3 +202,14 @@ def test_losing_a_node_mid_run_still_gives_the_same_files(cluster: tuple[str, di
             driver.kill()
     assert driver.returncode == 0, errors[-3000:]
     assert _tree(out) == _tree(agent_reference)
+
+
+def test_evaluations_on_the_cluster_give_the_local_reports(cluster: tuple[str, dict[str, str]],
+                                                          agent_reference: Path) -> None:
+    """agent evaluate plans BIPaCK's videos as Ray tasks: the same ratings as one process."""
+    address, env = cluster
+    evaluate = ["agent", "evaluate", "--data", str(agent_reference), "--observer", "bipack",
+                "--json"]
+    local = _socialbench(evaluate, env)
+    on_ray = _socialbench([*evaluate, "--backend", "ray", "--address", address], env)
+    assert on_ray == local and '"observer": "bipack"' in local

@@ -89,19 +89,8 @@ def test_checkpoints_resume_and_load_with_weights_only(tmp_path):
         torch.testing.assert_close(a, b)
 
 
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    pytest.importorskip("pybullet")
-    from socialbench.agent3d.generate import generate
-
-    root = tmp_path_factory.mktemp("agent-tiny")
-    generate(root, seed=2, types=("2.1", "2.2"), splits=("train", "test"), scale=1e-6,
-             show_progress=False)
-    return root
-
-
-def test_evaluate_command_json(tiny):
-    result = CliRunner().invoke(main, ["agent", "evaluate", "--data", str(tiny), "--observer",
+def test_evaluate_command_json(tiny_agent):
+    result = CliRunner().invoke(main, ["agent", "evaluate", "--data", str(tiny_agent), "--observer",
                                        "tomnet-g", "--protocol", "G1", "--json", "--epochs", "1"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.output.strip().splitlines()[-1])
@@ -111,9 +100,9 @@ def test_evaluate_command_json(tiny):
 
 
 @pytest.mark.slow
-def test_evaluate_g3_writes_a_matrix_and_heat_map(tiny, tmp_path):
+def test_evaluate_g3_writes_a_matrix_and_heat_map(tiny_agent, tmp_path):
     png = tmp_path / "g3.png"
-    result = CliRunner().invoke(main, ["agent", "evaluate", "--data", str(tiny), "--observer",
+    result = CliRunner().invoke(main, ["agent", "evaluate", "--data", str(tiny_agent), "--observer",
                                        "bipack", "--protocol", "G3", "--json",
                                        "--heatmap", str(png)])
     assert result.exit_code == 0, result.output

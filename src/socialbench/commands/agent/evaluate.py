@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from socialbench.commands.backend import backend_options
+
 PROTOCOL_CHOICES = ("all", "G1", "G2", "G3", "G4")
 
 
@@ -50,13 +52,17 @@ PROTOCOL_CHOICES = ("all", "G1", "G2", "G3", "G4")
               help="With --from-frames: the same pipeline fed the renderer's instance "
                    "segmentation (the upper bound).")
 @click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="BIPaCK: plan the videos on this many processes (or Ray tasks); the "
+                   "ratings do not depend on it. ToMnet-G trains in this process.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option("--markdown", is_flag=True, help="Print Markdown tables (for docs).")
+@backend_options(reads=("data",))
 def evaluate(data: Path, observer: str, protocol: str, max_train_per_type: int | None,
              epochs: int, device: str, checkpoints: Path | None, tomnet_surprise: str,
              absolute_positions: bool, no_familiarization: bool,
              calibration: str, heatmap: Path | None, from_frames: bool,
-             gt_segmentation: bool, seed: int, as_json: bool, markdown: bool) -> None:
+             gt_segmentation: bool, seed: int, workers: int, as_json: bool, markdown: bool) -> None:
     """Score OBSERVER on the test pairs under DATA with the paper's pairwise accuracy (ties
     half), per type, per scenario (weighted by test pairs) and overall."""
     from rich.console import Console
@@ -94,7 +100,7 @@ def evaluate(data: Path, observer: str, protocol: str, max_train_per_type: int |
     if observer == "bipack":
         rater = BipackRater(data, pairs, max_train_per_type, progress=True,
                             use_familiarization=not no_familiarization, calibration=calibration,
-                            episodes=episodes)
+                            episodes=episodes, workers=workers)
     else:
         if device.startswith("cuda"):
             import torch

@@ -18,6 +18,7 @@ from socialbench.agent3d.episodes import load_episode
 from socialbench.agent3d.schema import TRIAL_TYPES, Episode
 from socialbench.core.errors import UserError
 from socialbench.core.metrics import pairwise_accuracy
+from socialbench.core.parallel import ordered_map
 from socialbench.core.progress import progress_bar
 from socialbench.observers.agent.protocols import (
     SCENARIO_NAMES,
@@ -98,27 +99,25 @@ class BipackRater(FoldRater):
 
     def __init__(self, data: Path, pairs: list[tuple[str, Path, Path]], max_train: int | None,
                  progress: bool, use_familiarization: bool = True,
-                 calibration: str = "product", episodes: EpisodeSource | None = None) -> None:
-        from socialbench.observers.agent.bipack.evidence import video_evidence
-
+                 calibration: str = "product", episodes: EpisodeSource | None = None,
+                 workers: int = 1) -> None:
         self.calibration = calibration
         self.use_familiarization = use_familiarization
         episodes = episodes or StateEpisodes()
         train = episodes.training(data, TRIAL_TYPES, max_train)
         self.train: dict[str, list] = {}
         self.test: dict[str, list] = {}
+        # Planning a video is the costly part and needs nothing from the others: it runs on
+        # ``workers`` processes (or Ray tasks under --backend ray), results in order.
         with progress_bar(show=progress, transient=True) as bar:
             job = bar.add_task("bipack: planning every video",
                                total=len(train) + len(pairs))
-            for episode in train:
-                self.train.setdefault(episode.task or "", []).extend(
-                    video_evidence(v) for v in episode.trials)
+            for task, evidence in ordered_map(_training_evidence, train, workers):
+                self.train.setdefault(task, []).extend(evidence)
                 bar.advance(job)
-            for trial_type, expected, surprising in pairs:
-                e, s = episodes.test(expected), episodes.test(surprising)
-                fam = [video_evidence(v) for v in e.trials[:-1]]
-                self.test.setdefault(trial_type, []).append(
-                    (fam, video_evidence(e.trials[-1]), video_evidence(s.trials[-1])))
+            for trial_type, rated in ordered_map(_test_evidence, pairs, workers,
+                                                 shared=episodes):
+                self.test.setdefault(trial_type, []).append(rated)
                 bar.advance(job)
 
     def rate(self, fold: Fold) -> Ratings:
@@ -202,6 +201,23 @@ class ToMnetRater(FoldRater):
 
         return {t: [(rating(e), rating(s)) for e, s in self.test.get(t, [])]
                 for t in fold.test}
+
+
+def _training_evidence(episode: Episode) -> tuple[str, list]:
+    from socialbench.observers.agent.bipack.evidence import video_evidence
+
+    return episode.task or "", [video_evidence(v) for v in episode.trials]
+
+
+def _test_evidence(episodes: EpisodeSource, pair: tuple[str, Path, Path]) -> tuple[str, tuple]:
+    """A test pair's evidence: the familiarization videos', then the expected and surprising
+    test videos'."""
+    from socialbench.observers.agent.bipack.evidence import video_evidence
+
+    trial_type, expected, surprising = pair
+    e, s = episodes.test(expected), episodes.test(surprising)
+    fam = [video_evidence(v) for v in e.trials[:-1]]
+    return trial_type, (fam, video_evidence(e.trials[-1]), video_evidence(s.trials[-1]))
 
 
 def run_protocol(rater: FoldRater, protocol: str, types: Sequence[str]) -> ProtocolResult:
