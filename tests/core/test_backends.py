@@ -240,6 +240,22 @@ def test_study_runs_as_ray_tasks_give_the_local_table(tmp_path: Path, fake_ray: 
     assert fake_ray.options_seen["address"] == "auto"
 
 
+@pytest.mark.parametrize("fixed, expected", [(True, 3), (False, 1)])
+def test_study_threads_on_ray_fixed_or_from_the_largest_node(
+        tmp_path: Path, fake_ray: FakeRay, monkeypatch: pytest.MonkeyPatch, fixed: bool,
+        expected: int) -> None:
+    """--threads fixes every run's PyTorch threads on Ray as locally (bit-identical runs);
+    without it a run gets the largest node's CPUs (2 here) / workers."""
+    from socialbench.rl import study
+
+    seen: list[int] = []
+    monkeypatch.setattr(study, "run_job", lambda job, out: seen.append(job.threads) or {})
+    job = study.Job("random", "original", 0, 1, 3, "bf16", 3, 40)
+    with using_backend(Backend("ray", "auto")):
+        list(study._run_all([job], tmp_path, workers=2, fixed_threads=fixed))
+    assert seen == [expected]
+
+
 def test_a_folder_some_node_does_not_see_is_refused(tmp_path: Path, fake_ray: FakeRay,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("ray")  # the probe pins a task to each node with Ray's own strategy

@@ -190,11 +190,14 @@ def train(model_name: str, exploration_bonus: bool, variant: str, frames: int, s
 @click.option("--out", required=True, type=click.Path(file_okay=False))
 @click.option("--workers", default=1, show_default=True,
               help="Runs trained at once (each gets cores / workers PyTorch threads).")
+@click.option("--threads", type=click.IntRange(min=1), default=None,
+              help="PyTorch threads per run (default: cores / workers). Runs are bit-identical "
+                   "across machines and backends only at the same --threads.")
 @click.option("--precision", type=click.Choice(["bf16", "fp32"]), default="bf16",
               show_default=True)
 @backend_options(writes=("out",))
 def study(conditions: str, variants: str, seeds: int, frames: int, episodes: int, out: str,
-          workers: int, precision: str) -> None:
+          workers: int, threads: int | None, precision: str) -> None:
     """Every condition x variant x seed trained, evaluated and tabulated (Table 1);
     re-run the same command to resume."""
     from socialbench.rl.study import run_study, table_markdown
@@ -202,7 +205,7 @@ def study(conditions: str, variants: str, seeds: int, frames: int, episodes: int
     names = [c.strip() for c in conditions.split(",") if c.strip()]
     chosen = [v.strip() for v in variants.split(",") if v.strip()]
     table = run_study(out, names, chosen, seeds, frames, episodes, workers, precision,
-                      on_result=lambda e: click.echo(
+                      threads=threads, on_result=lambda e: click.echo(
                           f"{e['condition']} {e['variant']} seed {e['seed']}: "
                           f"{e['success']:.3f} after {e['frames']:,} frames", err=True))
     click.echo(table_markdown(table, chosen))

@@ -99,24 +99,29 @@ def read_results(out: Path) -> dict[tuple[str, str, int], dict[str, Any]]:
 
 def run_study(out: str | Path, conditions: Sequence[str], variants: Sequence[str], seeds: int,
               frames: int, episodes: int = 1000, workers: int = 1, precision: str = "bf16",
-              t_max: int = 40, on_result: Callable[[dict[str, Any]], None] | None = None
-              ) -> dict[str, Any]:
-    """Run every missing (condition, variant, seed), then write and return the table."""
+              t_max: int = 40, on_result: Callable[[dict[str, Any]], None] | None = None,
+              threads: int | None = None) -> dict[str, Any]:
+    """Run every missing (condition, variant, seed), then write and return the table.
+
+    ``threads``: PyTorch threads per run. PyTorch's sums depend on the thread count, so a run
+    is bit-identical wherever it trains (local or Ray, any machine) only at a fixed count; by
+    default each run gets this machine's cores (a Ray node's) / ``workers``."""
     out = Path(out)
     for name in conditions:
         parse_condition(name)  # every name checked before any work
     for variant in variants:
         check_variant(variant)
-    if seeds < 1 or frames < 1 or workers < 1:
-        raise UserError("--seeds, --frames and --workers must be at least 1")
+    if seeds < 1 or frames < 1 or workers < 1 or (threads is not None and threads < 1):
+        raise UserError("--seeds, --frames, --workers and --threads must be at least 1")
     out.mkdir(parents=True, exist_ok=True)
-    threads = max(1, (os.cpu_count() or 1) // workers)
+    fixed_threads = threads is not None
+    threads = threads or max(1, (os.cpu_count() or 1) // workers)
     jobs = [Job(c, v, s, frames, episodes, precision, threads, t_max)
             for c in conditions for v in variants for s in range(seeds)]
     done = read_results(out)
     todo = [j for j in jobs if j.key not in done
             or (parse_condition(j.condition).trained and done[j.key]["frames"] < j.frames)]
-    for entry in _run_all(todo, out, workers):
+    for entry in _run_all(todo, out, workers, fixed_threads):
         with open(out / RESULTS, "a") as handle:
             handle.write(json.dumps(entry) + "\n")
         if on_result is not None:
@@ -124,9 +129,11 @@ def run_study(out: str | Path, conditions: Sequence[str], variants: Sequence[str
     return write_table(out, conditions, variants, seeds)
 
 
-def _run_all(todo: Sequence[Job], out: Path, workers: int) -> Iterator[dict[str, Any]]:
+def _run_all(todo: Sequence[Job], out: Path, workers: int, fixed_threads: bool = False
+             ) -> Iterator[dict[str, Any]]:
     """Each run's result as it finishes: in local processes, or under ``--backend ray`` as
-    Ray tasks of (largest node's CPUs / workers) CPUs and PyTorch threads each (``out`` then on
+    Ray tasks of (largest node's CPUs / workers, unless fixed) CPUs and PyTorch threads each
+    (``out`` then on
     a filesystem every node sees, checked by the command, so runs write and resume their
     checkpoints in place)."""
     if not todo:
@@ -136,7 +143,8 @@ def _run_all(todo: Sequence[Job], out: Path, workers: int) -> Iterator[dict[str,
         from socialbench.core.backends.ray_cluster import largest_node_cpus, ray_session, unordered
 
         with ray_session(backend, os.cpu_count() or 1):
-            threads = max(1, largest_node_cpus() // workers)
+            threads = todo[0].threads if fixed_threads else max(
+                1, largest_node_cpus() // workers)
             calls = ((replace(job, threads=threads), out) for job in todo)
             yield from unordered(run_job, calls, window=len(todo), num_cpus=threads)
         return
