@@ -205,11 +205,18 @@ def test_losing_a_node_mid_run_still_gives_the_same_files(cluster: tuple[str, di
 
 
 def test_evaluations_on_the_cluster_give_the_local_reports(cluster: tuple[str, dict[str, str]],
-                                                          agent_reference: Path) -> None:
-    """agent evaluate plans BIPaCK's videos as Ray tasks: the same ratings as one process."""
+                                                          agent_reference: Path,
+                                                          tmp_path: Path) -> None:
+    """bib evaluate rates pairs and agent evaluate plans BIPaCK's videos as Ray tasks: the
+    same reports as local workers."""
     address, env = cluster
-    evaluate = ["agent", "evaluate", "--data", str(agent_reference), "--observer", "bipack",
-                "--json"]
-    local = _socialbench(evaluate, env)
-    on_ray = _socialbench([*evaluate, "--backend", "ray", "--address", address], env)
-    assert on_ray == local and '"observer": "bipack"' in local
+    ray = ["--backend", "ray", "--address", address]
+    bib = tmp_path / "bib"
+    _socialbench([*BIB, "--out", str(bib), "--workers", "2"], env)
+    for evaluate in (["bib", "evaluate", "--data", str(bib), "--observer", "inverse-planning",
+                      "--json"],
+                     ["agent", "evaluate", "--data", str(agent_reference), "--observer",
+                      "bipack", "--json"]):
+        local = _socialbench([*evaluate, "--workers", "2"], env)
+        assert _socialbench([*evaluate, *ray], env) == local
+        assert '"inverse-planning"' in local or '"observer": "bipack"' in local
