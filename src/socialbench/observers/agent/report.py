@@ -34,8 +34,8 @@ def _cell(value: float | None) -> str:
 def result_table(result: ProtocolResult, title: str = "") -> Table:
     """Types and scenarios as columns; our row, then the paper's (dim)."""
     columns = _columns(result)
-    table = Table(title=title, box=box.SIMPLE_HEAD)
-    table.add_column("model")
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("model", no_wrap=True)  # a wrapped row name reads as two rows
     for column in columns:
         table.add_column(column, justify="right")
     ours = {**result.types, **result.scenarios, "All": result.overall}
