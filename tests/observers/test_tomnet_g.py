@@ -84,7 +84,7 @@ def test_checkpoints_resume_and_load_with_weights_only(tmp_path):
     observer = ToMnetGObserver(relative=False, surprise="rollout")
     observer.save(tmp_path / "m.pt")
     loaded = ToMnetGObserver.load(tmp_path / "m.pt")
-    assert loaded.surprise == "rollout" and loaded.model.relative is False
+    assert loaded.reading == "rollout" and loaded.model.relative is False
     for a, b in zip(observer.model.parameters(), loaded.model.parameters(), strict=True):
         torch.testing.assert_close(a, b)
 

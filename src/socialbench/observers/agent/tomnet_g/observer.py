@@ -33,12 +33,12 @@ class ToMnetGObserver(LearnedObserver[EpisodeView[VideoStates]]):
                  surprise: str = "teacher-forced") -> None:
         self.device = device
         self.seed = seed
-        self.surprise = surprise
+        self.reading = surprise  # not `surprise`: that is the observer interface's method
         torch.manual_seed(seed)
         self.model = ToMnetG(relative=relative).to(device)
 
     def surprise_per_step(self, episode: EpisodeView[VideoStates]) -> np.ndarray:
-        return surprise_per_step(self.model, sample_of(episode.trials), self.surprise,
+        return surprise_per_step(self.model, sample_of(episode.trials), self.reading,
                                  self.device)
 
     def fit(self, train_episodes: Sequence[Any], validation: Sequence[Any] = (),
@@ -48,11 +48,11 @@ class ToMnetGObserver(LearnedObserver[EpisodeView[VideoStates]]):
         return train(self.model, samples, epochs=int(options.get("epochs", EPOCHS)),
                      device=self.device, seed=self.seed,
                      state_path=Path(state) if state else None,
-                     progress=bool(options.get("progress", False)), mode=self.surprise)
+                     progress=bool(options.get("progress", False)), mode=self.reading)
 
     def save(self, path: Path) -> None:
         torch.save({"model": self.model.state_dict(), "relative": self.model.relative,
-                    "surprise": self.surprise}, path)
+                    "surprise": self.reading}, path)
 
     @classmethod
     def load(cls, path: Path, device: str = "cpu") -> ToMnetGObserver:
