@@ -123,6 +123,14 @@ def _second_node_busy() -> list[int]:
     raise AssertionError("the second node ran no task in 120 s")
 
 
+def _agent_driver(out: Path, address: str, env: dict[str, str], stderr: int
+                  ) -> subprocess.Popen[bytes]:
+    """`agent generate` on the cluster, running in the background."""
+    return subprocess.Popen(_command([*AGENT, "--out", str(out), "--backend", "ray",
+                                      "--address", address]), env=env,
+                            stdout=subprocess.DEVNULL, stderr=stderr)
+
+
 def _wait_for_journal(out: Path, lines: int, process: subprocess.Popen[bytes]) -> list[str]:
     deadline = time.monotonic() + 300
     journal = out / JOURNAL
@@ -160,13 +168,29 @@ def test_cluster_writes_the_local_files(cluster: tuple[str, dict[str, str]], tmp
         assert "OK" in local
 
 
+def test_evaluations_on_the_cluster_give_the_local_reports(cluster: tuple[str, dict[str, str]],
+                                                          agent_reference: Path,
+                                                          tmp_path: Path) -> None:
+    """bib evaluate rates pairs and agent evaluate plans BIPaCK's videos as Ray tasks: the
+    same reports as local workers."""
+    address, env = cluster
+    ray = ["--backend", "ray", "--address", address]
+    bib = tmp_path / "bib"
+    _socialbench([*BIB, "--out", str(bib), "--workers", "2"], env)
+    for evaluate in (["bib", "evaluate", "--data", str(bib), "--observer", "inverse-planning",
+                      "--json"],
+                     ["agent", "evaluate", "--data", str(agent_reference), "--observer",
+                      "bipack", "--json"]):
+        local = _socialbench([*evaluate, "--workers", "2"], env)
+        assert _socialbench([*evaluate, *ray], env) == local
+        assert '"inverse-planning"' in local or '"observer": "bipack"' in local
+
+
 def test_driver_killed_mid_run_resumes_locally(cluster: tuple[str, dict[str, str]],
                                                tmp_path: Path, agent_reference: Path) -> None:
     address, env = cluster
     out = tmp_path / "agent"
-    driver = subprocess.Popen(_command([*AGENT, "--out", str(out), "--backend", "ray",
-                                        "--address", address]), env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    driver = _agent_driver(out, address, env, stderr=subprocess.DEVNULL)
     try:
         finished = _wait_for_journal(out, 2, driver)
     finally:
@@ -189,9 +213,7 @@ def test_losing_a_node_mid_run_still_gives_the_same_files(cluster: tuple[str, di
     """Last in this module: the cluster has one node left after it."""
     address, env = cluster
     out = tmp_path / "agent"
-    driver = subprocess.Popen(_command([*AGENT, "--out", str(out), "--backend", "ray",
-                                        "--address", address]), env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    driver = _agent_driver(out, address, env, stderr=subprocess.PIPE)
     try:
         _wait_for_journal(out, 2, driver)
         for pid in _second_node_busy():  # the node and the task it was running, gone
@@ -203,20 +225,3 @@ def test_losing_a_node_mid_run_still_gives_the_same_files(cluster: tuple[str, di
     assert driver.returncode == 0, errors[-3000:]
     assert _tree(out) == _tree(agent_reference)
 
-
-def test_evaluations_on_the_cluster_give_the_local_reports(cluster: tuple[str, dict[str, str]],
-                                                          agent_reference: Path,
-                                                          tmp_path: Path) -> None:
-    """bib evaluate rates pairs and agent evaluate plans BIPaCK's videos as Ray tasks: the
-    same reports as local workers."""
-    address, env = cluster
-    ray = ["--backend", "ray", "--address", address]
-    bib = tmp_path / "bib"
-    _socialbench([*BIB, "--out", str(bib), "--workers", "2"], env)
-    for evaluate in (["bib", "evaluate", "--data", str(bib), "--observer", "inverse-planning",
-                      "--json"],
-                     ["agent", "evaluate", "--data", str(agent_reference), "--observer",
-                      "bipack", "--json"]):
-        local = _socialbench([*evaluate, "--workers", "2"], env)
-        assert _socialbench([*evaluate, *ray], env) == local
-        assert '"inverse-planning"' in local or '"observer": "bipack"' in local
