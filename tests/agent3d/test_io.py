@@ -321,6 +321,11 @@ def test_an_interrupted_rewrite_leaves_the_trial_incomplete(tmp_path, monkeypatc
 def test_the_fast_state_writer_gives_the_bytes_of_plain_json(tmp_path):
     from socialbench.agent3d.io import state_info_json, state_info_text
 
-    for video in (sample_trial("test").expected, walk_video()):
-        plain = json.dumps(state_info_json(video), separators=(",", ":"), allow_nan=False)
-        assert state_info_text(video) == plain
+    video = sample_trial("test").expected
+    # a camera's view (scenario 3): frames that leave out an entity, written state by state
+    agent = video.frames[0][0].id
+    view = replace(video, frames=[[s for s in frame if s.id != agent or t % 3]
+                                  for t, frame in enumerate(video.frames)])
+    for each in (video, walk_video(), view):
+        plain = json.dumps(state_info_json(each), separators=(",", ":"), allow_nan=False)
+        assert state_info_text(each) == plain

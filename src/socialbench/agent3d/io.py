@@ -237,35 +237,94 @@ def state_info_text(video: Video) -> str:
     (``json_rows.filled_rows``: the digits JSON writes for 5-decimal floats, laid out for all
     rows at once; tests/agent3d/test_io.py compares the bytes)."""
     specs = {spec.id: spec for spec in video.config.entities}
-    distinct: dict[int, list[EntityState]] = {spec.id: [] for spec in video.config.entities}
+    head = _compact({
+        "format": FORMAT, "fps": video.config.fps, "num_frames": len(video.frames),
+        "camera": asdict(video.config.camera), "entities": entity_table(video.config.entities)})
+    columns = _entity_columns(video.frames)
+    frames = _frames_by_column(columns, specs) if columns is not None \
+        else _frames_by_state(video.frames, specs)
+    return f'{head[:-1]},"frames":[{frames}]}}'
+
+
+def _entity_columns(frames: Sequence[Sequence[EntityState]]) -> list[tuple] | None:
+    """Per place in a frame, its state in every frame, when every frame lists the same
+    entities in the same order (a simulated video; not the camera's view of scenario 3);
+    else None."""
+    if not frames or not frames[0] or any(len(frame) != len(frames[0]) for frame in frames):
+        return None
+    columns = list(zip(*frames, strict=True))
+    if any(len({state.id for state in column}) != 1 for column in columns):
+        return None
+    return columns
+
+
+def _frames_by_column(columns: list[tuple], specs: Mapping[int, EntitySpec]) -> str:
+    """The frames' text from :func:`_entity_columns`: a column whose states are all one object
+    (a body that cannot move) is encoded once, any other state by state; the rows of all
+    columns are encoded at once, then laid out frame by frame."""
+    count = len(columns[0])
+    distinct = [column[:1] if len(set(map(id, column))) == 1 else column for column in columns]
+    texts = iter(_encoded_rows([(column[0].id, states) for column, states
+                                in zip(columns, distinct, strict=True)], specs))
+    laid_out = []
+    for states in distinct:
+        rows = [next(texts) for _ in states]
+        laid_out.append(rows * count if len(states) == 1 else rows)
+    return "[" + "],[".join(map(",".join, zip(*laid_out, strict=True))) + "]"
+
+
+def _frames_by_state(frames: Sequence[Sequence[EntityState]],
+                     specs: Mapping[int, EntitySpec]) -> str:
+    """The frames' text for frames that list entities differently: each distinct state object
+    (by identity) encoded once."""
+    distinct: dict[int, list[EntityState]] = {spec_id: [] for spec_id in specs}
     seen: set[int] = set()
-    for frame in video.frames:
+    for frame in frames:
         for state in frame:
             if id(state) not in seen:
                 seen.add(id(state))
                 distinct[state.id].append(state)
-    # one table of numbers for every distinct state of the video, encoded at once; each row
-    # then gets its entity's head (id, class, label)
-    order = [(entity_id, state) for entity_id, states in distinct.items() for state in states]
-    boxes = [np.round(box_points(specs[entity_id], states), ROUND_DIGITS) + 0.0
-             for entity_id, states in distinct.items() if states]
+    groups = [(entity_id, states) for entity_id, states in distinct.items() if states]
+    rows = {id(state): text for (_, states), texts in
+            zip(groups, _grouped(_encoded_rows(groups, specs), groups), strict=True)
+            for state, text in zip(states, texts, strict=True)}
+    return ",".join("[" + ",".join([rows[id(s)] for s in frame]) + "]" for frame in frames)
+
+
+def _grouped(texts: list[str], groups: Sequence[tuple[int, Sequence]]) -> list[list[str]]:
+    """``texts`` cut into the groups' lengths."""
+    cut, start = [], 0
+    for _, states in groups:
+        cut.append(texts[start:start + len(states)])
+        start += len(states)
+    return cut
+
+
+def _encoded_rows(groups: Sequence[tuple[int, Sequence[EntityState]]],
+                  specs: Mapping[int, EntitySpec]) -> list[str]:
+    """Every state's row (id, class, label, its 13 numbers and 3D box) as compact JSON, groups
+    of one entity's states in order: one table of numbers for all of them, encoded at once."""
+    groups = [(entity_id, states) for entity_id, states in groups if states]
+    if not groups:
+        return []
     numbers = np.concatenate([
-        np.array([(*s.position, *s.orientation, *s.velocity, *s.angular_velocity)
-                  for _, s in order], dtype=float).reshape(len(order), -1),
-        np.concatenate(boxes).reshape(len(order), -1)], axis=1) if order else np.zeros((0, 34))
+        np.concatenate([np.array([s.position for s in states], dtype=float).reshape(-1, 3),
+                        np.array([s.orientation for s in states], dtype=float).reshape(-1, 4),
+                        np.array([s.velocity for s in states], dtype=float).reshape(-1, 3),
+                        np.array([s.angular_velocity for s in states],
+                                 dtype=float).reshape(-1, 3),
+                        (np.round(box_points(specs[entity_id], states), ROUND_DIGITS)
+                         + 0.0).reshape(len(states), -1)], axis=1)
+        for entity_id, states in groups])
     if not np.isfinite(numbers).all():  # nan, inf: not JSON (json.dumps refuses them too)
         raise ValueError(f"a state holds a number JSON cannot write: "
                          f"{numbers[~np.isfinite(numbers)][0]}")
-    heads = {entity_id: _row_head(entity_id, specs[entity_id]) for entity_id in distinct}
-    rows = {id(state): heads[entity_id] + text  # id(state) -> its row
-            for (entity_id, state), text in zip(order, filled_rows(_ROW_PIECES, numbers),
-                                                strict=True)}
-    head = _compact({
-        "format": FORMAT, "fps": video.config.fps, "num_frames": len(video.frames),
-        "camera": asdict(video.config.camera), "entities": entity_table(video.config.entities)})
-    frames = ",".join("[" + ",".join([rows[id(s)] for s in frame]) + "]"
-                      for frame in video.frames)
-    return f'{head[:-1]},"frames":[{frames}]}}'
+    texts = iter(filled_rows(_ROW_PIECES, numbers))
+    rows = []
+    for entity_id, states in groups:
+        head = _row_head(entity_id, specs[entity_id])
+        rows += [head + next(texts) for _ in states]
+    return rows
 
 
 def _row_head(entity_id: int, spec: EntitySpec) -> str:

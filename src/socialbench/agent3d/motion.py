@@ -32,6 +32,7 @@ import numpy as np
 from socialbench.agent3d.bodies import GRAVITY, build_scene, physics_client, read_state
 from socialbench.agent3d.jumps import JumpProblem, Launch, solve, solve_from
 from socialbench.agent3d.physics import p
+from socialbench.agent3d.planar import norm2
 from socialbench.agent3d.rounding import round_floats
 from socialbench.agent3d.schema import FPS, EntityState, SceneConfig, Video
 
@@ -156,8 +157,13 @@ class Simulation:
         self._agent_id, self._agent_slot = agent_id, slots.index(agent_id)
         self._moving = [(slots.index(e), e, b) for e, b in self.ids.items()
                         if e not in static and e != agent_id]  # read every frame (occluder)
-        self._agent_state: tuple = ()  # (position, orientation, velocity, spin, position
-        # as PyBullet gave it), this frame's
+        # the agent this frame, as PyBullet gives it (tuples of floats: the controllers read
+        # them every frame, NumPy arrays would cost more than the arithmetic)
+        self.agent_position: tuple[float, float, float] = (0.0, 0.0, 0.0)
+        self.agent_orientation: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 1.0)
+        self.agent_velocity: tuple[float, float, float] = (0.0, 0.0, 0.0)
+        self.agent_spin: tuple[float, float, float] = (0.0, 0.0, 0.0)
+        self._touching = False  # the agent's contacts after the last step
         self.record()
         self.gaze: float = self.yaw()
 
@@ -195,16 +201,19 @@ class Simulation:
         """Read the agent once (the states recorded, and what the next frame's controllers
         see) and every other moving body, and note the agent's deepest contacts."""
         client = self.client
-        pose = p.getBasePositionAndOrientation(self.agent, physicsClientId=client)
-        speed = p.getBaseVelocity(self.agent, physicsClientId=client)
-        self._agent_state = (np.asarray(pose[0]), pose[1], np.asarray(speed[0]), speed[1],
-                             pose[0])
-        self._agent_raw.append(pose[0] + pose[1] + speed[0] + speed[1])
+        position, orientation = p.getBasePositionAndOrientation(self.agent,
+                                                                physicsClientId=client)
+        velocity, spin = p.getBaseVelocity(self.agent, physicsClientId=client)
+        self.agent_position, self.agent_orientation = position, orientation
+        self.agent_velocity, self.agent_spin = velocity, spin
+        self._agent_raw.append(position + orientation + velocity + spin)
         row = self._row.copy()  # the static bodies' states, read once
         for slot, entity_id, body in self._moving:
             row[slot] = read_state(client, entity_id, body)
         self._rows.append(row)
-        for contact in p.getContactPoints(bodyA=self.agent, physicsClientId=client):
+        contacts = p.getContactPoints(bodyA=self.agent, physicsClientId=client)
+        self._touching = bool(contacts)  # the contacts stay as they are until the next step
+        for contact in contacts:
             if contact[2] in self.floors:
                 self.floor_penetration = max(self.floor_penetration, -contact[8])
             elif contact[2] not in self.ghosts and -contact[8] > self.penetration:
@@ -225,7 +234,8 @@ class Simulation:
 
         Tilting stays physical (a cube tips onto a ramp's slope), but a spring-damper pulls
         the body upright again, so a cone cannot topple. Plain floats: this runs every frame."""
-        _, (x, y, z, w), _, spin, _ = self._agent_state
+        x, y, z, w = self.agent_orientation
+        spin = self.agent_spin
         yaw = math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
         limit = math.radians(GAZE_STEP_DEG) * FPS
         rate = max(-limit, min(limit, _wrap(self.gaze - yaw) / FRAME_TIME))
@@ -238,32 +248,26 @@ class Simulation:
 
     # -- agent state
     def position(self) -> np.ndarray:
-        return self._agent_state[0].copy()
+        return np.array(self.agent_position)
 
     def velocity(self) -> np.ndarray:
-        return self._agent_state[2].copy()
+        return np.array(self.agent_velocity)
 
     def yaw(self) -> float:
-        return p.getEulerFromQuaternion(self._agent_state[1])[2]
+        return p.getEulerFromQuaternion(self.agent_orientation)[2]
 
     def touching(self) -> bool:
-        return bool(p.getContactPoints(bodyA=self.agent, physicsClientId=self.client))
+        return self._touching
 
     def push(self, force: Iterable[float]) -> None:
         """A force on the agent's centre for the coming frame."""
-        p.applyExternalForce(self.agent, -1, list(force), self._agent_state[4],
+        p.applyExternalForce(self.agent, -1, list(force), self.agent_position,
                              p.WORLD_FRAME, physicsClientId=self.client)
 
     def kick(self, velocity: Iterable[float]) -> None:
         """An impulse: the agent's velocity becomes ``velocity`` at once (m * dv, the jump)."""
         p.resetBaseVelocity(self.agent, linearVelocity=list(velocity),
                             physicsClientId=self.client)
-
-
-def _norm(vector: np.ndarray) -> float:
-    """``np.linalg.norm`` of a 1-D vector, the same operations (sqrt of the dot product)
-    without its per-call overhead: this runs several times every frame."""
-    return math.sqrt(float(np.dot(vector, vector)))
 
 
 def _wrap(angle: float) -> float:
@@ -296,31 +300,36 @@ class Mover:
     def _check(self, frames: int, budget: int, what: str) -> None:
         if frames > budget:
             raise MotionError(f"agent did not finish {what} in {budget} frames")
-        if self.fall_below is not None and self.sim.position()[2] < self.fall_below:
+        if self.fall_below is not None and self.sim.agent_position[2] < self.fall_below:
             raise MotionError(f"agent fell while doing {what}")
 
+    # The controllers run once a frame in plain floats, each operation the one the NumPy
+    # version did (elementwise, the same order; lengths by planar.norm2), so the forces and
+    # the files are bit for bit what they were.
     def walk_to(self, target: tuple[float, float], tolerance: float = WAYPOINT_TOLERANCE) -> None:
         """Face ``target``, walk there (speeding up, then braking) and stop within ``tolerance``."""
-        sim, goal = self.sim, np.asarray(target, dtype=float)
-        offset = goal - sim.position()[:2]
-        if _norm(offset) <= tolerance:
+        sim, goal_x, goal_y = self.sim, float(target[0]), float(target[1])
+        here = sim.agent_position
+        offset_x, offset_y = goal_x - here[0], goal_y - here[1]
+        if norm2(offset_x, offset_y) <= tolerance:
             return
-        self.turn_to(math.atan2(offset[1], offset[0]))
+        self.turn_to(math.atan2(offset_y, offset_x))
         done = False
         cap = 0.0  # the speed the agent allows itself: rises by ACCELERATION each second
-        budget = int(FPS * (4.0 + 3.0 * _norm(offset) / WALK_SPEED))
+        budget = int(FPS * (4.0 + 3.0 * norm2(offset_x, offset_y) / WALK_SPEED))
 
         def control() -> None:
             nonlocal done, cap
-            position, velocity = sim.position(), sim.velocity()
-            offset = goal - position[:2]
-            distance = _norm(offset)
+            (x, y, _), (velocity_x, velocity_y, _) = sim.agent_position, sim.agent_velocity
+            offset_x, offset_y = goal_x - x, goal_y - y
+            distance = norm2(offset_x, offset_y)
             # a stop a hair short of the goal, blocked by it (a cube goal's corner), is arrival
-            blocked = distance < tolerance + 0.05 and _norm(velocity[:2]) < STOP_SPEED
+            blocked = distance < tolerance + 0.05 and \
+                norm2(velocity_x, velocity_y) < STOP_SPEED
             if distance <= tolerance or blocked:
                 done = True
             if done:
-                self._brake(velocity)
+                self._brake()
                 return
             cap = min(cap + ACCELERATION * FRAME_TIME, WALK_SPEED)
             left = max(distance - tolerance, 0.0)
@@ -328,13 +337,10 @@ class Mover:
             stopping = min(math.sqrt(2 * BRAKE_DECELERATION * left), 6.0 * left + 0.03)
             speed = min(cap, stopping)
             steer = STOP_STEER_TIME if stopping < cap else STEER_TIME
-            direction = offset / distance
-            sim.gaze = math.atan2(direction[1], direction[0])
-            force = AGENT_MASS * (speed * direction - velocity[:2]) / steer
-            norm = _norm(force)
-            if norm > MAX_WALK_FORCE:
-                force *= MAX_WALK_FORCE / norm
-            sim.push((force[0], force[1], 0.0))
+            direction_x, direction_y = offset_x / distance, offset_y / distance
+            sim.gaze = math.atan2(direction_y, direction_x)
+            self._push(AGENT_MASS * (speed * direction_x - velocity_x) / steer,
+                       AGENT_MASS * (speed * direction_y - velocity_y) / steer)
 
         frames = 0
         while not done:
@@ -343,18 +349,24 @@ class Mover:
             self._check(frames, budget, f"walking to {target}")
         self.halt()
 
-    def _brake(self, velocity: np.ndarray, steer: float = STEER_TIME) -> None:
-        force = -AGENT_MASS * velocity[:2] / steer
-        norm = _norm(force)
+    def _push(self, force_x: float, force_y: float) -> None:
+        """A horizontal force on the agent, at most ``MAX_WALK_FORCE`` strong."""
+        norm = norm2(force_x, force_y)
         if norm > MAX_WALK_FORCE:
-            force *= MAX_WALK_FORCE / norm
-        self.sim.push((force[0], force[1], 0.0))
+            scale = MAX_WALK_FORCE / norm
+            force_x, force_y = force_x * scale, force_y * scale
+        self.sim.push((force_x, force_y, 0.0))
+
+    def _brake(self, steer: float = STEER_TIME) -> None:
+        """Push against the agent's horizontal velocity (this frame's)."""
+        velocity_x, velocity_y, _ = self.sim.agent_velocity
+        self._push(-AGENT_MASS * velocity_x / steer, -AGENT_MASS * velocity_y / steer)
 
     def halt(self, steer: float = STEER_TIME) -> None:
         """Brake until the agent stands still."""
         sim, frames = self.sim, 0
-        while _norm(sim.velocity()[:2]) > STOP_SPEED:
-            sim.frame(lambda: self._brake(sim.velocity(), steer))
+        while norm2(*sim.agent_velocity[:2]) > STOP_SPEED:
+            sim.frame(lambda: self._brake(steer))
             frames += 1
             self._check(frames, 3 * FPS, "stopping")
 
@@ -364,11 +376,11 @@ class Mover:
         sim = self.sim
         self.walk_to(jump.takeoff)
         self.turn_to(math.atan2(jump.heading[1], jump.heading[0]))
-        here = sim.position()
+        here = sim.agent_position
         jump = jump.from_here((float(here[0]), float(here[1])))
         sim.frame(lambda: sim.kick(jump.launch_velocity()))
         frames, budget = 1, int(FPS * (2.0 + 2.0 * jump.launch.speed_v / -GRAVITY))
-        while not (sim.velocity()[2] <= 0.05 and sim.touching()):
+        while not (sim.agent_velocity[2] <= 0.05 and sim.touching()):
             sim.frame()
             frames += 1
             self._check(frames, budget, "a jump")
@@ -380,7 +392,7 @@ class Mover:
         sim.gaze = yaw
         frames = 0
         while abs(_wrap(yaw - sim.yaw())) > math.radians(FACING_TOLERANCE_DEG):
-            sim.frame(lambda: self._brake(sim.velocity()))
+            sim.frame(self._brake)
             frames += 1
             self._check(frames, 4 * FPS, "turning")
 
@@ -395,7 +407,7 @@ class Mover:
     def settle(self, seconds: float) -> None:
         """Stay still (braking) for a while."""
         for _ in range(int(round(seconds * FPS))):
-            self.sim.frame(lambda: self._brake(self.sim.velocity()))
+            self.sim.frame(self._brake)
 
     def run(self, steps: Iterable[Step]) -> None:
         """Carry out a motion script in order."""
@@ -409,7 +421,7 @@ class Mover:
             elif step.kind == "look":
                 heading = self.sim.yaw()
                 if step.target is not None:
-                    here = self.sim.position()
+                    here = self.sim.agent_position
                     heading = math.atan2(step.target[1] - here[1], step.target[0] - here[0])
                 self.look_around(heading, step.sweep)
             elif step.kind == "settle":
