@@ -26,3 +26,12 @@ def test_round_floats_is_round_bit_for_bit():
     assert _same_bits(round_floats(values), expected)
     assert _same_bits(round_floats(values.reshape(-1, 4)), expected.reshape(-1, 4))
     assert np.isnan(round_floats(np.array([np.nan]))[0])
+
+
+def test_round_floats_to_three_digits_is_round_bit_for_bit():
+    rng = np.random.default_rng(1)
+    values = np.concatenate([rng.normal(0, 3.0, 50_000),
+                             rng.integers(-64_000, 64_000, 20_000) / 16_000,  # ties at 4 decimals
+                             np.round(rng.normal(0, 1, 20_000), 4), np.array([-0.0, 1e12])])
+    expected = np.array([round(v, 3) + 0.0 for v in values.tolist()])
+    assert _same_bits(round_floats(values, 3), expected)

@@ -232,3 +232,14 @@ def test_a_rendered_trial_lists_exactly_the_entities_its_segmentation_shows(tmp_
                 painted = int((segmentation[t] == entity_id).sum())
                 if abs(painted - MIN_VISIBLE_PIXELS) > 4:  # clear of the threshold
                     assert (painted >= MIN_VISIBLE_PIXELS) == (entity_id in listed), (name, t)
+
+
+def test_pose_keys_round_each_coordinate_to_the_millimetre_as_round_does():
+    rng = np.random.default_rng(3)
+    states = [EntityState(1, tuple(rng.normal(0, 2, 3).tolist()),
+                          tuple((rng.normal(0, 1, 4) / 2).tolist())) for _ in range(500)]
+    states.append(EntityState(1, (0.0005, -0.0005, 1.0625), (0.0, 0.0, -0.0, 1.0)))  # ties, -0
+    keys = visibility._pose_keys(states)
+    for state, key in zip(states, keys, strict=True):
+        assert key == (tuple(round(v, 3) for v in state.position),
+                       tuple(round(v, 3) for v in state.orientation))

@@ -1,4 +1,5 @@
-"""Python's ``round(v, 5) + 0.0`` of many floats at once, bit for bit.
+"""Python's ``round(v, digits) + 0.0`` of many floats at once, bit for bit (5 digits: the
+stored states; 3: ``visibility``'s pose keys).
 
 ``round(x, 5)`` returns the double nearest to x's exact value rounded to 5 decimals. Away from
 a tie, that decimal is r / 10^5 with r the integer nearest to x * 10^5 (the product's rounding
@@ -15,19 +16,22 @@ import numpy as np
 
 from socialbench.agent3d.bodies import ROUND_DIGITS as DIGITS  # stored floats: 5 decimals
 
-_SCALE = 10.0 ** DIGITS
-_TIE = 1e-6  # |x * 10^5 - (n + 0.5)| below this: let round() decide
-_HUGE = 2.0 ** 40  # beyond this the product's error could matter: let round() decide
+_TIE = 1e-6  # |x * 10^d - (n + 0.5)| below this: let round() decide
+# beyond this the product's rounding error (half an ulp, 2^-54 of it) could reach _TIE: let
+# round() decide (a 12 m room's coordinates and speeds are far below it)
+_HUGE = 2.0 ** 33
 
 
-def round_floats(values: np.ndarray) -> np.ndarray:
-    """``round(v, 5) + 0.0`` of every element of a float array (any shape), as a new array."""
+def round_floats(values: np.ndarray, digits: int = DIGITS) -> np.ndarray:
+    """``round(v, digits) + 0.0`` of every element of a float array (any shape), as a new
+    array."""
     values = np.asarray(values, dtype=float)
+    scale = 10.0 ** digits
     with np.errstate(invalid="ignore", over="ignore"):  # inf, nan: round() decides below
-        scaled = values * _SCALE
-        result = np.floor(scaled + 0.5) / _SCALE + 0.0
+        scaled = values * scale
+        result = np.floor(scaled + 0.5) / scale + 0.0
         doubtful = ~(np.abs(scaled - np.floor(scaled) - 0.5) >= _TIE) | \
             ~(np.abs(scaled) < _HUGE)
     for index in zip(*np.nonzero(doubtful), strict=True):
-        result[index] = round(float(values[index]), DIGITS) + 0.0
+        result[index] = round(float(values[index]), digits) + 0.0
     return result

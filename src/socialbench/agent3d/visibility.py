@@ -29,6 +29,7 @@ import numpy as np
 
 from socialbench.agent3d.bodies import shape_mesh
 from socialbench.agent3d.physics import p
+from socialbench.agent3d.rounding import round_floats
 from socialbench.agent3d.schema import Camera, EntitySpec, EntityState, Video
 
 REFERENCE_SIZE = (200, 200)  # (width, height): the pixel grid counted, whatever the render's size
@@ -235,8 +236,9 @@ def _target(rays: PixelRays, body: PlacedBody, window: Window | None,
     if window is None:
         return None
     row0, row1, col0, col1 = window
-    rows, cols = np.mgrid[row0:row1, col0:col1]
-    rows, cols = rows.ravel(), cols.ravel()
+    # the window's pixels row by row (np.mgrid's, raveled, without its overhead)
+    rows = np.repeat(np.arange(row0, row1), col1 - col0)
+    cols = np.tile(np.arange(col0, col1), row1 - row0)
     directions = rays.directions(rows.astype(float), cols.astype(float))
     own = body.hit_distance(rays.eye, directions)
     covered = np.isfinite(own)
@@ -275,11 +277,18 @@ def count_pixels(rays: PixelRays, target: PlacedBody,
     return _count(rays, _target(rays, target, rays.window(target.corners()), placed), [])
 
 
-def _pose_key(state: EntityState) -> tuple:
-    """A pose to the millimetre (a tenth of a pixel and less): a dynamic body at rest creeps
-    by hundredths of a millimetre, which should not make every frame new."""
-    return (tuple(round(v, 3) for v in state.position),
-            tuple(round(v, 3) for v in state.orientation))
+def _pose_keys(states: Sequence[EntityState]) -> list[tuple]:
+    """Each state's pose to the millimetre (a tenth of a pixel and less): a dynamic body at
+    rest creeps by hundredths of a millimetre, which should not make every frame new. The
+    position's and orientation's ``round(v, 3)``, all at once (``rounding.round_floats``:
+    ``round`` bit for bit; its ``+ 0.0`` turns -0.0 into 0.0, which compares and hashes
+    alike)."""
+    if not states:
+        return []
+    positions = round_floats(np.array([s.position for s in states], dtype=float), 3).tolist()
+    turns = round_floats(np.array([s.orientation for s in states], dtype=float), 3).tolist()
+    return [(tuple(position), tuple(turn)) for position, turn in zip(positions, turns,
+                                                                      strict=True)]
 
 
 # the last few videos counted, by identity: the generator checks a familiarization video's
@@ -329,37 +338,46 @@ def _count_video(video: Video, size: tuple[int, int]) -> VideoVisibility:
     targets: dict[tuple, _Target | None] = {}
     windows: dict[tuple, Window | None] = {}
     first: dict[int, tuple] = {}  # each body's pose in the first frame that has it
-    # a state object's body and pose key, made once: a static body's state is one object in
-    # every frame (the frames keep the objects alive, so their ids stay theirs)
-    known: dict[int, tuple[PlacedBody, tuple]] = {}
+    # a state object's pose key, made once (all at once) and its placed body only when a count
+    # needs it: a static body's state is one object in every frame (the frames keep the
+    # objects alive, so their ids stay theirs)
+    solid_ids = {spec.id: spec for spec in solid}
+    distinct = {id(s): s for frame in video.frames for s in frame if s.id in solid_ids}
+    keys = {key: (solid_ids[state.id].shape, solid_ids[state.id].size, pose)
+            for (key, state), pose in zip(distinct.items(), _pose_keys(list(distinct.values())),
+                                          strict=True)}
+    bodies: dict[int, PlacedBody] = {}
+
+    def placed(state: EntityState) -> PlacedBody:
+        body = bodies.get(id(state))
+        if body is None:
+            body = bodies[id(state)] = PlacedBody.at(solid_ids[state.id], state)
+        return body
+
     for t, frame in enumerate(video.frames):
         states = {s.id: s for s in frame}
-        placed, pose = {}, {}
+        here, pose = {}, {}
         for spec in solid:
             state = states.get(spec.id)
-            if state is None:
-                continue
-            if id(state) not in known:
-                known[id(state)] = (PlacedBody.at(spec, state),
-                                    (spec.shape, spec.size, _pose_key(state)))
-            placed[spec.id], pose[spec.id] = known[id(state)]
-        for i in placed:
+            if state is not None:
+                here[spec.id], pose[spec.id] = state, keys[id(state)]
+        for i in here:
             first.setdefault(i, pose[i])
-        for i, body in placed.items():
+        for i, state in here.items():
             if pose[i] not in windows:
-                windows[pose[i]] = rays.window(body.corners())
-        for i in placed:
-            if placed[i].spec.kind in _ALWAYS_SEEN:
+                windows[pose[i]] = rays.window(placed(state).corners())
+        for i in here:
+            if solid_ids[i].kind in _ALWAYS_SEEN:
                 continue
-            near = [j for j in placed if j != i and _overlap(windows[pose[i]], windows[pose[j]])]
+            near = [j for j in here if j != i and _overlap(windows[pose[i]], windows[pose[j]])]
             key = (pose[i], tuple(pose[j] for j in near))
             if key not in counts:  # bodies where they first stood are tested once per pose
                 fixed = tuple(j for j in near if pose[j] == first[j])
                 base = (pose[i], tuple(pose[j] for j in fixed))
                 if base not in targets:
-                    targets[base] = _target(rays, placed[i], windows[pose[i]],
-                                            [(placed[j], windows[pose[j]]) for j in fixed])
-                moving = [(placed[j], windows[pose[j]]) for j in near if j not in fixed]
+                    targets[base] = _target(rays, placed(here[i]), windows[pose[i]],
+                                            [(placed(here[j]), windows[pose[j]]) for j in fixed])
+                moving = [(placed(here[j]), windows[pose[j]]) for j in near if j not in fixed]
                 counts[key] = _count(rays, targets[base], moving)  # type: ignore[arg-type]
             showing[t, column[i]], silhouette[t, column[i]] = counts[key]
     return VideoVisibility(ids, showing, silhouette)
