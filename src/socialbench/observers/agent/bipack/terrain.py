@@ -42,6 +42,9 @@ class Terrain:
     origin: np.ndarray  # (2,) x, y of cell [0, 0]
     cell: float = CELL
     overhead: np.ndarray | None = None  # (nx, ny) bool: under an overhead box (no jumping)
+    # the boxes rasterized, in drawing order (class, shape, centre, half extents, yaw): where
+    # the predicted path needs edges finer than the grid (a jump's take-off, a detour's corner)
+    boxes: tuple = ()
 
     def point(self, ij: np.ndarray) -> np.ndarray:
         """Cell indices (..., 2) -> x, y of their centres."""
@@ -54,6 +57,22 @@ class Terrain:
         if not blocked.any():
             return np.full(self.kind.shape, np.inf)
         return ndimage.distance_transform_edt(~blocked) * self.cell
+
+    def surface_at(self, xy: np.ndarray) -> np.ndarray:
+        """(N,) the exact top surface's height at (N, 2) points (the grid's is rounded to a
+        cell: a chasm's lip up to half a cell off)."""
+        xy = np.asarray(xy, float)
+        if not self.boxes:
+            return self.height[tuple(self.cell_of(xy).T)]
+        return _rasterize(self.boxes, xy[:, 0], xy[:, 1], pad=0.0)[0]
+
+    def floor_at(self, xy: np.ndarray) -> np.ndarray:
+        """(N,) the height of the floor pieces alone (no obstacle) at (N, 2) points."""
+        floors = tuple(b for b in self.boxes if b[0] == "floor")
+        xy = np.asarray(xy, float)
+        if not floors:
+            return np.zeros(len(xy))
+        return _rasterize(floors, xy[:, 0], xy[:, 1], pad=0.0)[0]
 
     def cell_of(self, xy: np.ndarray) -> np.ndarray:
         ij = np.rint((np.asarray(xy, float) - self.origin) / self.cell).astype(int)
@@ -98,19 +117,29 @@ def build_terrain(tracks: VideoTracks, cell: float = CELL) -> Terrain:
     xs = low[0] + np.arange(shape[0]) * cell
     ys = low[1] + np.arange(shape[1]) * cell
     gx, gy = np.meshgrid(xs, ys, indexing="ij")
-    height = np.full(gx.shape, -np.inf)
-    kind = np.full(gx.shape, CHASM)
-    overhead = np.zeros(gx.shape, bool)
-    raised: list[tuple[float, np.ndarray]] = []  # (top, cells) of each raised floor piece
-    base = None
     # lowest top first (floor pieces before obstacles level with them: a bridge finds them)
     def order(box: tuple) -> tuple[float, bool]:
         return round(float(box[2][2] + box[3][2]), 4), box[0] != "floor"
 
-    for cls, shp, centre, half, yaw in sorted(scene_boxes(tracks), key=order):
-        # a cell belongs to a box when the box overlaps it (thin walls always show)
-        inside = ((np.abs(gx - centre[0]) <= half[0] + cell / 2)
-                  & (np.abs(gy - centre[1]) <= half[1] + cell / 2))
+    boxes = tuple(sorted(scene_boxes(tracks), key=order))
+    # a cell belongs to a box when the box overlaps it (thin walls always show)
+    height, kind, overhead = _rasterize(boxes, gx, gy, pad=cell / 2)
+    return Terrain(height=height, kind=kind, walkable=_walkable(height, kind, cell),
+                   origin=low.copy(), cell=cell, overhead=overhead, boxes=boxes)
+
+
+def _rasterize(boxes: tuple, gx: np.ndarray, gy: np.ndarray,
+               pad: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Height, kind and overhead flag at the points (gx, gy) of boxes in drawing order; a
+    point belongs to a box within ``pad`` of it."""
+    height = np.full(gx.shape, -np.inf)
+    kind = np.full(gx.shape, CHASM)
+    overhead = np.zeros(gx.shape, bool)
+    raised: list[tuple[float, np.ndarray]] = []  # (top, points) of each raised floor piece
+    base = None
+    for cls, shp, centre, half, yaw in boxes:
+        inside = ((np.abs(gx - centre[0]) <= half[0] + pad)
+                  & (np.abs(gy - centre[1]) <= half[1] + pad))
         if not inside.any():
             continue
         top = centre[2] + half[2]
@@ -144,8 +173,7 @@ def build_terrain(tracks: VideoTracks, cell: float = CELL) -> Terrain:
     kind[uncovered] = FLOOR
     if (kind == RAISED).any():  # between raised floor pieces, the room's floor is a chasm
         kind[kind == FLOOR] = CHASM
-    return Terrain(height=height, kind=kind, walkable=_walkable(height, kind, cell),
-                   origin=low.copy(), cell=cell, overhead=overhead)
+    return height, kind, overhead
 
 
 def _ramp_surface(gx: np.ndarray, gy: np.ndarray, centre: np.ndarray, half: np.ndarray,
