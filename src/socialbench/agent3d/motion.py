@@ -144,19 +144,18 @@ class Simulation:
         self.penetrated: int | None = None  # the body of that overlap
         self.floors = {self.ids[f] for f in floors}  # landing surfaces: tracked apart
         self.floor_penetration = 0.0  # a hard landing sinks in for a step or two
-        # per frame: the row of states with the agent's slot still empty, and the agent's 13
-        # raw numbers; rounded together when the frames are read (rounding.round_floats)
-        self._rows: list[list[EntityState | None]] = []
-        self._agent_raw: list[tuple[float, ...]] = []
+        # per frame, the 13 raw numbers of the agent and of every other body that can move
+        # (the occluder), rounded together when the frames are read (rounding.round_floats)
+        self._raw: list[tuple[float, ...]] = []
         self._frames: list[list[EntityState]] = []
         # static bodies never move: read once, recorded by reference every frame (speed)
         static = {e.id for e in config.entities if e.static or e.mass <= 0}
         self._row = [read_state(self.client, e, b) if e in static else None
                      for e, b in self.ids.items()]
         slots = list(self.ids)
-        self._agent_id, self._agent_slot = agent_id, slots.index(agent_id)
-        self._moving = [(slots.index(e), e, b) for e, b in self.ids.items()
-                        if e not in static and e != agent_id]  # read every frame (occluder)
+        self._moving = [self.ids[e] for e in slots if e not in static and e != agent_id]
+        self._dynamic = [(slots.index(agent_id), agent_id)] + \
+            [(slots.index(e), e) for e in slots if e not in static and e != agent_id]
         # the agent this frame, as PyBullet gives it (tuples of floats: the controllers read
         # them every frame, NumPy arrays would cost more than the arithmetic)
         self.agent_position: tuple[float, float, float] = (0.0, 0.0, 0.0)
@@ -187,12 +186,15 @@ class Simulation:
     def frames(self) -> list[list[EntityState]]:
         """The states of every entity in every frame so far (floats rounded to 5 decimals)."""
         done = len(self._frames)
-        if done < len(self._rows):
-            numbers = round_floats(np.array(self._agent_raw[done:])).tolist()
-            for row, agent in zip(self._rows[done:], numbers, strict=True):
-                row[self._agent_slot] = EntityState(self._agent_id, tuple(agent[0:3]),
-                                                    tuple(agent[3:7]), tuple(agent[7:10]),
-                                                    tuple(agent[10:13]))
+        if done < len(self._raw):
+            for values in round_floats(np.array(self._raw[done:])).tolist():
+                row = self._row.copy()  # the static bodies' states, read once
+                for k, (slot, entity_id) in enumerate(self._dynamic):
+                    at = 13 * k
+                    row[slot] = EntityState(entity_id, tuple(values[at:at + 3]),
+                                            tuple(values[at + 3:at + 7]),
+                                            tuple(values[at + 7:at + 10]),
+                                            tuple(values[at + 10:at + 13]))
                 self._frames.append(row)
         return self._frames
 
@@ -206,11 +208,12 @@ class Simulation:
         velocity, spin = p.getBaseVelocity(self.agent, physicsClientId=client)
         self.agent_position, self.agent_orientation = position, orientation
         self.agent_velocity, self.agent_spin = velocity, spin
-        self._agent_raw.append(position + orientation + velocity + spin)
-        row = self._row.copy()  # the static bodies' states, read once
-        for slot, entity_id, body in self._moving:
-            row[slot] = read_state(client, entity_id, body)
-        self._rows.append(row)
+        raw = position + orientation + velocity + spin
+        for body in self._moving:
+            pose = p.getBasePositionAndOrientation(body, physicsClientId=client)
+            speed = p.getBaseVelocity(body, physicsClientId=client)
+            raw += pose[0] + pose[1] + speed[0] + speed[1]
+        self._raw.append(raw)
         contacts = p.getContactPoints(bodyA=self.agent, physicsClientId=client)
         self._touching = bool(contacts)  # the contacts stay as they are until the next step
         for contact in contacts:
