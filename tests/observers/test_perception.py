@@ -187,3 +187,26 @@ def test_evaluate_from_frames_on_a_states_only_dataset_is_one_line(tmp_path: Pat
     result = CliRunner().invoke(cli, ["agent", "evaluate", "--data", str(tmp_path),
                                       "--observer", "bipack", "--gt-segmentation"])
     assert result.exit_code != 0 and "--from-frames" in result.output
+    result = CliRunner().invoke(cli, ["agent", "evaluate", "--data", str(tmp_path),
+                                      "--observer", "bipack", "--train-states",
+                                      str(tmp_path / "missing")])
+    assert result.exit_code != 0 and "--train-states" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_train_states_trains_on_another_datasets_truth_and_rates_the_source(tiny_agent: Path,
+                                                                           tmp_path: Path):
+    from socialbench.observers.agent.evaluation import TrainedOnStates
+
+    class FramesOnly:
+        def test(self, video_dir: Path) -> str:
+            return f"perceived {video_dir.name}"
+
+        def training(self, *args: object, **kwargs: object) -> list:
+            raise AssertionError("training must come from the state files")
+
+    source = TrainedOnStates(FramesOnly(), tiny_agent)  # type: ignore[arg-type]
+    episodes = source.training(tmp_path, ("2.1", "2.2"))  # tmp_path (empty) is not read
+    assert sorted(e.task for e in episodes) == ["2.1", "2.2"]
+    assert all(e.expected and len(e.trials) == 2 for e in episodes)  # familiarization, expected
+    assert source.test(tmp_path / "expected") == "perceived expected"

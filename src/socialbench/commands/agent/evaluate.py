@@ -51,6 +51,10 @@ PROTOCOL_CHOICES = ("all", "G1", "G2", "G3", "G4")
 @click.option("--gt-segmentation", is_flag=True,
               help="With --from-frames: the same pipeline fed the renderer's instance "
                    "segmentation (the upper bound).")
+@click.option("--train-states", type=click.Path(path_type=Path), default=None,
+              help="Train or calibrate on this dataset's training split, read from its state "
+                   "files (the ground truth), and rate DATA's test videos (from perception "
+                   "with --from-frames): the paper's derendered condition.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
               help="BIPaCK: plan the videos on this many processes (or Ray tasks); the "
@@ -62,7 +66,8 @@ def evaluate(data: Path, observer: str, protocol: str, max_train_per_type: int |
              epochs: int, device: str, checkpoints: Path | None, tomnet_surprise: str,
              absolute_positions: bool, no_familiarization: bool,
              calibration: str, heatmap: Path | None, from_frames: bool,
-             gt_segmentation: bool, seed: int, workers: int, as_json: bool, markdown: bool) -> None:
+             gt_segmentation: bool, train_states: Path | None, seed: int, workers: int,
+             as_json: bool, markdown: bool) -> None:
     """Score OBSERVER on the test pairs under DATA with the paper's pairwise accuracy (ties
     half), per type, per scenario (weighted by test pairs) and overall."""
     from rich.console import Console
@@ -97,6 +102,12 @@ def evaluate(data: Path, observer: str, protocol: str, max_train_per_type: int |
 
         check_rendered(data, pairs)
         episodes = FrameEpisodes("truth" if gt_segmentation else "rgbd")
+    if train_states is not None:
+        from socialbench.observers.agent.evaluation import StateEpisodes, TrainedOnStates
+
+        if not train_states.is_dir():
+            raise UserError(f"--train-states {train_states}: no such dataset folder")
+        episodes = TrainedOnStates(episodes or StateEpisodes(), train_states)
     if observer == "bipack":
         rater = BipackRater(data, pairs, max_train_per_type, progress=True,
                             use_familiarization=not no_familiarization, calibration=calibration,

@@ -53,6 +53,23 @@ class StateEpisodes:
         return training_episodes(root, types, max_per_type)
 
 
+@dataclass(frozen=True)
+class TrainedOnStates:
+    """Test episodes from ``tests``; training episodes from the state files (the ground truth)
+    under another dataset, ``root`` (``--train-states``: a model trained on true states, rated
+    on what perception makes of the frames, as the paper's derendered condition)."""
+
+    tests: EpisodeSource
+    root: Path
+
+    def test(self, video_dir: Path) -> Episode:
+        return self.tests.test(video_dir)
+
+    def training(self, root: Path, types: tuple[str, ...],
+                 max_per_type: int | None = None) -> list[Episode]:
+        return training_episodes(self.root, types, max_per_type)
+
+
 @dataclass
 class ProtocolResult:
     observer: str
