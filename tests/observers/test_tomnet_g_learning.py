@@ -46,12 +46,13 @@ def node(cls: str, centre: np.ndarray, colour: int = 0) -> np.ndarray:
     return row
 
 
-def walk(target_colour: int, left_colour: int, right_colour: int) -> VideoGraphs:
+def walk(target_colour: int, left_colour: int, right_colour: int,
+         frames: int = FRAMES) -> VideoGraphs:
     """The agent starts between two goals (x = -1 and +1) and walks to the one coloured
     ``target_colour``, 0.1 m per rated frame."""
     side = -1.0 if left_colour == target_colour else 1.0
-    agent = np.zeros((FRAMES, 3), np.float32)
-    agent[:, 0] = side * SPEED * np.arange(FRAMES)
+    agent = np.zeros((frames, 3), np.float32)
+    agent[:, 0] = side * SPEED * np.arange(frames)
     nodes = np.stack([np.stack([node("agent", a, N_COLOURS - 1),
                                 node("goal", np.array([-1.0, 0, 0]), left_colour),
                                 node("goal", np.array([1.0, 0, 0]), right_colour)])

@@ -36,6 +36,10 @@ PROTOCOL_CHOICES = ("all", "G1", "G2", "G3", "G4")
                    "frames, or on the free rollout from the first frame (the paper's loop).")
 @click.option("--absolute-positions", is_flag=True,
               help="ToMnet-G: absolute box centres (the paper as printed), not agent offsets.")
+@click.option("--conditioning", type=click.Choice(["gain", "embedding"]), default="gain",
+              show_default=True,
+              help="ToMnet-G: the character embedding scales the test video's node codes "
+                   "(gain), or only joins the pooled frame embedding (embedding).")
 @click.option("--no-familiarization", is_flag=True,
               help="BIPaCK: skip the per-trial update on the familiarization videos (the "
                    "paper's ablation).")
@@ -57,14 +61,15 @@ PROTOCOL_CHOICES = ("all", "G1", "G2", "G3", "G4")
                    "with --from-frames): the paper's derendered condition.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-              help="BIPaCK: plan the videos on this many processes (or Ray tasks); the "
-                   "ratings do not depend on it. ToMnet-G trains in this process.")
+              help="BIPaCK: plan the videos on this many processes (or Ray tasks); ToMnet-G: "
+                   "read the states into graphs so (it trains in this process). The ratings "
+                   "do not depend on it.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option("--markdown", is_flag=True, help="Print Markdown tables (for docs).")
 @backend_options(reads=("data",))
 def evaluate(data: Path, observer: str, protocol: str, max_train_per_type: int | None,
              epochs: int, device: str, checkpoints: Path | None, tomnet_surprise: str,
-             absolute_positions: bool, no_familiarization: bool,
+             absolute_positions: bool, conditioning: str, no_familiarization: bool,
              calibration: str, heatmap: Path | None, from_frames: bool,
              gt_segmentation: bool, train_states: Path | None, seed: int, workers: int,
              as_json: bool, markdown: bool) -> None:
@@ -121,7 +126,8 @@ def evaluate(data: Path, observer: str, protocol: str, max_train_per_type: int |
         rater = ToMnetRater(data, pairs, max_train_per_type, progress=True, epochs=epochs,
                             device=device, seed=seed, checkpoints=checkpoints,
                             episodes=episodes, surprise=tomnet_surprise,
-                            relative=not absolute_positions)
+                            relative=not absolute_positions, conditioning=conditioning,
+                            workers=workers)
     types = sorted({p[0] for p in pairs})
     for name in protocols:
         result = run_protocol(rater, name, types)

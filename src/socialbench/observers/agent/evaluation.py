@@ -153,12 +153,14 @@ class ToMnetRater(FoldRater):
     def __init__(self, data: Path, pairs: list[tuple[str, Path, Path]], max_train: int | None,
                  progress: bool, epochs: int, device: str, seed: int,
                  checkpoints: Path | None, episodes: EpisodeSource | None = None,
-                 surprise: str = "teacher-forced", relative: bool = True) -> None:
+                 surprise: str = "teacher-forced", relative: bool = True,
+                 conditioning: str = "gain", workers: int = 1) -> None:
         from socialbench.observers.agent.tomnet_g.samples import sample_of
 
         self.epochs, self.device, self.seed = epochs, device, seed
         self.checkpoints, self.progress = checkpoints, progress
-        self.surprise, self.relative = surprise, relative
+        self.surprise, self.relative, self.conditioning = surprise, relative, conditioning
+        self.workers = workers
         self.train: dict[str, list] = {}
         self.test: dict[str, list] = {}
         if episodes is None:  # the state files: one trial at a time, graphs cached
@@ -178,19 +180,20 @@ class ToMnetRater(FoldRater):
 
     def _read_states(self, data: Path, pairs: list[tuple[str, Path, Path]],
                      max_train: int | None) -> None:
-        from socialbench.observers.agent.tomnet_g.samples import cached, training_trials
+        from socialbench.observers.agent.tomnet_g.samples import training_trials
 
         trials = list(training_trials(data, TRIAL_TYPES, max_train))
         with progress_bar(show=self.progress, transient=True) as bar:
             job = bar.add_task("tomnet-g: building graphs", total=len(trials) + len(pairs))
-            for trial_type, trial_dir in trials:
-                self.train.setdefault(trial_type, []).append(
-                    cached(trial_dir, data, self.checkpoints))
+            # reading a trial's states is the costly part: ``workers`` processes, in order
+            where = (data, self.checkpoints)
+            for trial_type, sample in ordered_map(_tomnet_training_sample, trials,
+                                                  self.workers, shared=where):
+                self.train.setdefault(trial_type, []).append(sample)
                 bar.advance(job)
-            for trial_type, expected, surprising in pairs:
-                self.test.setdefault(trial_type, []).append(
-                    (cached(expected, data, self.checkpoints, "test"),
-                     cached(surprising, data, self.checkpoints, "test")))
+            for trial_type, both in ordered_map(_tomnet_test_samples, pairs, self.workers,
+                                                shared=where):
+                self.test.setdefault(trial_type, []).append(both)
                 bar.advance(job)
 
     def rate(self, fold: Fold) -> Ratings:
@@ -205,11 +208,12 @@ class ToMnetRater(FoldRater):
             raise UserError(f"no training trials of types {', '.join(fold.train)} under the "
                             f"data's train_set folders: ToMnet-G needs some")
         torch.manual_seed(self.seed)
-        model = ToMnetG(relative=self.relative)
+        model = ToMnetG(relative=self.relative, conditioning=self.conditioning)
         state = None
         if self.checkpoints is not None:
             self.checkpoints.mkdir(parents=True, exist_ok=True)
-            state = self.checkpoints / f"tomnet-g_{fold.name}_{self.surprise}.pt"
+            state = self.checkpoints / (f"tomnet-g_{fold.name}_{self.surprise}_"
+                                        f"{self.conditioning}.pt")
         train(model, samples, epochs=self.epochs, device=self.device, seed=self.seed,
               state_path=state, progress=self.progress, mode=self.surprise)
 
@@ -218,6 +222,23 @@ class ToMnetRater(FoldRater):
 
         return {t: [(rating(e), rating(s)) for e, s in self.test.get(t, [])]
                 for t in fold.test}
+
+
+def _tomnet_training_sample(where: tuple[Path, Path | None],
+                            trial: tuple[str, Path]) -> tuple[str, Any]:
+    from socialbench.observers.agent.tomnet_g.samples import cached
+
+    data, cache = where
+    return trial[0], cached(trial[1], data, cache)
+
+
+def _tomnet_test_samples(where: tuple[Path, Path | None],
+                         pair: tuple[str, Path, Path]) -> tuple[str, tuple[Any, Any]]:
+    """A test pair's samples: (expected, surprising)."""
+    from socialbench.observers.agent.tomnet_g.samples import cached
+
+    data, cache = where
+    return pair[0], (cached(pair[1], data, cache, "test"), cached(pair[2], data, cache, "test"))
 
 
 def _training_evidence(episode: Episode) -> tuple[str, list]:

@@ -7,11 +7,20 @@ embedding is the sum over videos. Test video: the frame embedding with the chara
 embedding, two 64-d layers, a 64-unit LSTM and a linear head predicting the agent's next
 displacement.
 
-``relative`` (our default, an option): every other entity's box centre enters as its offset
-from the agent's, computed inside the network from the absolute positions (so a rollout that
-moves the agent moves the offsets too). With absolute centres the network has to learn the
-subtraction itself from a few hundred trials, and did not (accuracy at chance on the scale-0.2
-set, docs/agent_observers.md).
+Our choices (each documented in docs/agent_observers.md):
+
+- ``relative`` (default; an option): every other entity's box centre enters as its offset
+  from the agent's, computed inside the network from the absolute positions (so a rollout that
+  moves the agent moves the offsets too).
+- Every node's input also holds its distance from the agent and the unit vector toward it,
+  computed inside the network as well.
+- ``conditioning="gain"`` (default): the test video has its own graph network whose node codes
+  the character embedding scales unit by unit, as the original ToMnet feeds the character
+  embedding into the query state's encoder. Joined only to the pooled frame embedding
+  (``"embedding"``), the character cannot say which of the scene's goals this agent is after
+  (sum-pooling has already mixed them): with that, zeroing the character left the held-out loss
+  unchanged at scale 0.2 (unused), and a synthetic world of agents with opposite preferences was
+  not learned.
 """
 
 from __future__ import annotations
@@ -23,19 +32,28 @@ from torch_geometric.nn import MessagePassing
 from socialbench.observers.agent.tomnet_g.graphs import FEATURES, position_slice
 
 NODE_DIM, EDGE_DIM, HIDDEN = 32, 64, 64
+GEOMETRY = 4  # per node: distance from the agent and the unit vector toward it
 
 
 class AgentEdgePool(MessagePassing):
-    """Encodes nodes, then each (entity -> agent) edge, summed at the agent node."""
+    """Encodes nodes, then each (entity -> agent) edge, summed at the agent node. With
+    ``condition`` (the test video's network), every node's 32-d code is scaled, unit by unit,
+    by a gain the character embedding sets (1 + a linear map of it): the edge encoder then sees
+    an entity's code weighed by what this agent is after."""
 
-    def __init__(self) -> None:
+    def __init__(self, condition: bool = False) -> None:
         super().__init__(aggr="add")
-        self.node = nn.Sequential(nn.Linear(FEATURES, NODE_DIM), nn.ReLU())
+        self.node = nn.Sequential(nn.Linear(FEATURES + GEOMETRY, NODE_DIM), nn.ReLU())
+        self.gain = nn.Linear(HIDDEN, NODE_DIM) if condition else None
         self.edge = nn.Sequential(nn.Linear(2 * NODE_DIM, EDGE_DIM), nn.ReLU(),
                                   nn.Linear(EDGE_DIM, EDGE_DIM), nn.ReLU())
 
-    def forward(self, x: torch.Tensor, edge_index: torch.Tensor) -> torch.Tensor:
-        return self.propagate(edge_index, h=self.node(x))
+    def forward(self, x: torch.Tensor, edge_index: torch.Tensor,
+                char: torch.Tensor | None = None) -> torch.Tensor:
+        h = self.node(x)
+        if self.gain is not None and char is not None:
+            h = h * (1 + self.gain(char))
+        return self.propagate(edge_index, h=h)
 
     def message(self, h_i: torch.Tensor, h_j: torch.Tensor) -> torch.Tensor:
         return self.edge(torch.cat([h_i, h_j], dim=-1))
@@ -65,26 +83,56 @@ def relative_to_agent(nodes: torch.Tensor) -> torch.Tensor:
     return torch.cat([nodes[..., :where.start], offset, nodes[..., where.stop:]], dim=-1)
 
 
+def agent_geometry(nodes: torch.Tensor) -> torch.Tensor:
+    """(..., N, F) nodes -> (..., N, GEOMETRY): each present non-agent node's distance from the
+    agent (m) and the unit vector toward it; zeros for the agent and absent nodes. With these a
+    node's code can say how near it is, so "the agent went to the goal of this colour" (and
+    later "go toward it") is one layer's work, where from offsets alone it needs |x| first."""
+    where = position_slice()
+    offset = nodes[..., where] - nodes[..., :1, where]
+    distance = offset.norm(dim=-1, keepdim=True)
+    present = nodes.abs().sum(dim=-1, keepdim=True) > 0
+    present[..., 0, :] = False
+    out = torch.cat([distance, offset / distance.clamp(min=1e-3)], dim=-1)
+    return torch.where(present, out, torch.zeros_like(out))
+
+
+CONDITIONING = ("gain", "embedding")  # where the test video's network reads the character
+
+
 class ToMnetG(nn.Module):
-    def __init__(self, relative: bool = True) -> None:
+    def __init__(self, relative: bool = True, conditioning: str = "gain") -> None:
         super().__init__()
-        self.relative = relative
+        if conditioning not in CONDITIONING:
+            raise ValueError(f"unknown ToMnet-G conditioning {conditioning!r}; "
+                             f"choose {', '.join(CONDITIONING)}")
+        self.relative, self.conditioning = relative, conditioning
         self.gnn = AgentEdgePool()
         self.embed = nn.Sequential(nn.Linear(EDGE_DIM, HIDDEN), nn.ReLU())
+        # the test video's own graph network, its node codes gained by the character
+        self.test_gnn = AgentEdgePool(condition=conditioning == "gain")
+        self.test_embed = nn.Sequential(nn.Linear(EDGE_DIM, HIDDEN), nn.ReLU())
         self.character = nn.LSTM(HIDDEN, HIDDEN, batch_first=True)
         self.mental = nn.Sequential(nn.Linear(2 * HIDDEN, HIDDEN), nn.ReLU(),
                                     nn.Linear(HIDDEN, HIDDEN), nn.ReLU())
         self.predict = nn.LSTM(HIDDEN, HIDDEN, batch_first=True)
         self.head = nn.Linear(HIDDEN, 3)
 
-    def frame_embeddings(self, nodes: torch.Tensor) -> torch.Tensor:
-        """(B, T, N, F) -> (B, T, HIDDEN): the agent node's pooled embedding per frame."""
+    def frame_embeddings(self, nodes: torch.Tensor,
+                         char: torch.Tensor | None = None) -> torch.Tensor:
+        """(B, T, N, F) -> (B, T, HIDDEN): the agent node's pooled embedding per frame; with
+        ``char`` (B, HIDDEN), the test video's network."""
         b, t, n, _ = nodes.shape
-        if self.relative:
-            nodes = relative_to_agent(nodes)
-        x, edge_index = frame_graph_edges(nodes)
-        pooled = self.gnn(x, edge_index).reshape(b, t, n, EDGE_DIM)[:, :, 0]
-        return self.embed(pooled)
+        _, edge_index = frame_graph_edges(nodes)
+        x = torch.cat([relative_to_agent(nodes) if self.relative else nodes,
+                       agent_geometry(nodes)], dim=-1).reshape(b * t * n, -1)
+        if char is None:
+            pooled = self.gnn(x, edge_index)
+        else:
+            per_node = char[:, None, None].expand(b, t, n, -1).reshape(b * t * n, -1)
+            pooled = self.test_gnn(x, edge_index, per_node)
+        embed = self.embed if char is None else self.test_embed
+        return embed(pooled.reshape(b, t, n, EDGE_DIM)[:, :, 0])
 
     def character_embedding(self, fam_nodes: torch.Tensor, fam_lengths: torch.Tensor,
                             fam_owner: torch.Tensor, batch: int) -> torch.Tensor:
@@ -101,7 +149,7 @@ class ToMnetG(nn.Module):
                 state: tuple[torch.Tensor, torch.Tensor] | None = None
                 ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
         """(B, T, N, F) test frames + (B, HIDDEN) character -> (B, T, 3) displacements."""
-        emb = self.frame_embeddings(test_nodes)
+        emb = self.frame_embeddings(test_nodes, char)
         both = torch.cat([emb, char[:, None].expand(-1, emb.shape[1], -1)], dim=-1)
         out, state = self.predict(self.mental(both), state)
         return self.head(out), state

@@ -30,12 +30,12 @@ class ToMnetGObserver(LearnedObserver[EpisodeView[VideoStates]]):
     benchmark = "agent"
 
     def __init__(self, device: str = "cpu", seed: int = 0, relative: bool = True,
-                 surprise: str = "teacher-forced") -> None:
+                 surprise: str = "teacher-forced", conditioning: str = "gain") -> None:
         self.device = device
         self.seed = seed
         self.reading = surprise  # not `surprise`: that is the observer interface's method
         torch.manual_seed(seed)
-        self.model = ToMnetG(relative=relative).to(device)
+        self.model = ToMnetG(relative=relative, conditioning=conditioning).to(device)
 
     def surprise_per_step(self, episode: EpisodeView[VideoStates]) -> np.ndarray:
         return surprise_per_step(self.model, sample_of(episode.trials), self.reading,
@@ -52,14 +52,15 @@ class ToMnetGObserver(LearnedObserver[EpisodeView[VideoStates]]):
 
     def save(self, path: Path) -> None:
         torch.save({"model": self.model.state_dict(), "relative": self.model.relative,
-                    "surprise": self.reading}, path)
+                    "surprise": self.reading, "conditioning": self.model.conditioning}, path)
 
     @classmethod
     def load(cls, path: Path, device: str = "cpu") -> ToMnetGObserver:
         try:
             state = torch.load(path, map_location=device, weights_only=True)
             observer = cls(device=device, relative=bool(state.get("relative", True)),
-                           surprise=str(state.get("surprise", "teacher-forced")))
+                           surprise=str(state.get("surprise", "teacher-forced")),
+                           conditioning=str(state.get("conditioning", "gain")))
             observer.model.load_state_dict(state["model"])
         except (OSError, RuntimeError, KeyError, TypeError, ValueError) as exc:
             raise DataFileError(Path(path), f"not a tomnet-g checkpoint ({exc})") from None

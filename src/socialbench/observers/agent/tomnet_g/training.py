@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from socialbench.core.errors import DataFileError
 from socialbench.core.progress import progress_bar
 from socialbench.observers.agent.tomnet_g.graphs import VideoGraphs, position_slice
 from socialbench.observers.agent.tomnet_g.model import ToMnetG
@@ -142,10 +143,15 @@ def train(model: ToMnetG, samples: Sequence[Sample], *, epochs: int, device: str
     start, loss_value = 0, float("nan")
     history: dict[str, list[float]] = {"train": [], "validation": []}
     if state_path is not None and state_path.exists():
-        state = torch.load(state_path, map_location=device, weights_only=True)
-        model.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-        start = int(state["epoch"])
+        try:
+            state = torch.load(state_path, map_location=device, weights_only=True)
+            model.load_state_dict(state["model"])
+            optimizer.load_state_dict(state["optimizer"])
+            start = int(state["epoch"])
+        except (OSError, RuntimeError, KeyError, TypeError, ValueError) as exc:
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise DataFileError(state_path, f"not a checkpoint of this ToMnet-G ({first:.120}); "
+                                "delete it or choose another --checkpoints folder") from None
     order = list(range(len(samples)))
     steps = (len(samples) + BATCH - 1) // BATCH
     with few_threads(device), progress_bar(show=progress, transient=True) as bar:
