@@ -9,6 +9,8 @@ import click
 from rich.console import Console
 
 from socialbench.commands.backend import backend_options
+from socialbench.core.errors import UserError
+from socialbench.observers.bib.video_model.frame_source import FRAME_SOURCES
 from socialbench.voe.registry import observer_names
 
 # Published columns shown beside ours: the BIB paper's two baselines, the best learned model and
@@ -41,10 +43,13 @@ PUBLISHED_SHOWN = ("mask", "video", "IRENE", "HBToM")
               help="Worker processes rating pairs (the numbers do not depend on it).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON object instead of tables.")
+@click.option("--frames", "frames", type=click.Choice(FRAME_SOURCES), default=None,
+              help="video: rate the 2d or 3d videos (drawn from the JSON); default: those the "
+                   "checkpoint was trained on (another is an error).")
 @backend_options(reads=("data",))
 def evaluate(data: Path, observer: str, train: Path | None, checkpoint: Path | None, tasks: str,
              max_pairs: int | None, reduce: str, ties: str, seed: int, workers: int,
-             as_json: bool) -> None:
+             as_json: bool, frames: str | None) -> None:
     """Rate every expected/unexpected pair under DATA with an observer; print relative accuracy
     and AUC per sub-evaluation beside the published numbers."""
     from socialbench.bib.published import RELATIVE_ACCURACY
@@ -54,8 +59,16 @@ def evaluate(data: Path, observer: str, train: Path | None, checkpoint: Path | N
 
     console = Console(stderr=as_json)
     wanted = [t.strip() for t in tasks.split(",") if t.strip()]
+    if frames is not None and observer != "video":
+        raise UserError(f"--frames chooses the video model's frames; observer {observer!r} "
+                        f"takes none")
     pairs = collect_pairs(data, wanted, max_pairs)
-    rater = ready_observer(observer, train=train, checkpoint=checkpoint, console=console)
+    rater = ready_observer(observer, train=train, checkpoint=checkpoint, console=console,
+                           observer_options=frames and {"frames": frames})
+    seen = getattr(getattr(rater, "config", None), "frames", None)
+    if frames is not None and seen != frames:
+        raise UserError(f"{checkpoint} was trained on {seen} frames: rate it with --frames "
+                        f"{seen}, or train a model with --frames {frames}")
     _, results = evaluate_observer(rater, pairs, reduce=reduce, console=console,  # type: ignore
                                    seed=seed, ties=ties, workers=workers)
     if as_json:

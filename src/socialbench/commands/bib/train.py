@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from socialbench.core.errors import UserError
+from socialbench.observers.bib.video_model.frame_source import FRAME_SOURCES
 
 # bib paper, appendix Table 2: the mask model's per-cell precision/recall on the background tasks
 PAPER_BACKGROUND = {"single_object": (0.88, 0.67), "preference": (0.92, 0.57),
@@ -40,11 +41,14 @@ PAPER_BACKGROUND = {"single_object": (0.88, 0.67), "preference": (0.92, 0.57),
               help="video: cpu or cuda (a GPU; an error if PyTorch sees none).")
 @click.option("--threads", default=1, show_default=True, type=click.IntRange(min=1),
               help="PyTorch CPU threads (results are reproducible for a given thread count).")
+@click.option("--frames", "frames", type=click.Choice(FRAME_SOURCES), default=None,
+              help="video: the videos it learns from, drawn from the JSON: 2d (default) or 3d "
+                   "(the same episodes as PyBullet scenes, as `bib generate --render 3d`).")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 def train(observer_name: str, train_dirs: tuple[Path, ...], shards: Path | None, out: Path,
           epochs: int,
           max_episodes: int | None, seed: int, batch_size: int | None, lr: float | None,
-          device: str, threads: int, quiet: bool) -> None:
+          device: str, threads: int, frames: str | None, quiet: bool) -> None:
     """Train a learned observer on expected-only training episodes and save a checkpoint.
 
     The training set is split 80/20 by sorted file name within each task (bib spec); the
@@ -64,6 +68,9 @@ def train(observer_name: str, train_dirs: tuple[Path, ...], shards: Path | None,
                         "`socialbench bib shards`)")
     if shards is not None and max_episodes is not None:
         raise UserError("--max-episodes applies to --train; build smaller shards instead")
+    if frames is not None and observer_name != "video":
+        raise UserError(f"--frames chooses the video model's frames; observer {observer_name!r} "
+                        f"takes none")
     torch.set_num_threads(threads)
     started = time.perf_counter()
     given = {"batch_size": batch_size, "lr": lr, "device": None if device == "cpu" else device}
@@ -73,7 +80,8 @@ def train(observer_name: str, train_dirs: tuple[Path, ...], shards: Path | None,
                                        **options)
     else:
         _, metrics = train_observer(observer_name, train_dirs, out=out,
-                                    max_per_task=max_episodes, progress=not quiet, **options)
+                                    max_per_task=max_episodes, progress=not quiet,
+                                    observer_options=frames and {"frames": frames}, **options)
     elapsed = time.perf_counter() - started
     if observer_name == "video":
         _print_mse(metrics)

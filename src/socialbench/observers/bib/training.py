@@ -52,10 +52,12 @@ def training_files(roots: Sequence[Path | str],
 
 def train_observer(name: str, roots: Sequence[Path | str], *, out: Path | None = None,
                    max_per_task: int | None = None, progress: bool = True,
+                   observer_options: dict[str, Any] | None = None,
                    **fit_options: Any) -> tuple[LearnedObserver, dict[str, float]]:
     """Fit the learned observer ``name`` on the training roots (and save it to ``out``);
-    return it and its final metrics. ``fit_options`` go to its ``fit`` (epochs, lr, ...)."""
-    observer = make_observer("bib", name)
+    return it and its final metrics. ``observer_options`` build it (e.g. the video model's
+    ``frames``); ``fit_options`` go to its ``fit`` (epochs, lr, ...)."""
+    observer = make_observer("bib", name, **(observer_options or {}))
     if not isinstance(observer, LearnedObserver):
         raise UserError(f"observer {name!r} has no parameters to train; choose a learned "
                         f"observer such as mask")
@@ -96,7 +98,8 @@ def train_from_shards(name: str, root: Path | str, *, out: Path | None = None,
 
 
 def ready_observer(name: str, *, train: Path | None = None, checkpoint: Path | None = None,
-                   console: Console | None = None) -> Observer:
+                   console: Console | None = None,
+                   observer_options: dict[str, Any] | None = None) -> Observer:
     """Build observer ``name``; fit (``train``) and/or load/save (``checkpoint``) learned ones.
 
     A learned observer is fitted when ``train`` is given (:func:`train_observer`, saved to
@@ -109,7 +112,8 @@ def ready_observer(name: str, *, train: Path | None = None, checkpoint: Path | N
         return observer
     if train is not None:
         fitted, metrics = train_observer(name, [train], out=checkpoint,
-                                         progress=console is not None)
+                                         progress=console is not None,
+                                         observer_options=observer_options)
         if console is not None:
             shown = ", ".join(f"{k}={v:.4g}" for k, v in metrics.items())
             console.print(f"fitted {name}: {shown}")

@@ -6,6 +6,10 @@ than the network. :func:`prepare_shards` draws each episode once (:mod:`.frames`
 (compressed ``.npz``, no pickled objects; ~0.4 MB per episode on disk, ~2 MB in memory). A
 shard already written for the same files and sampling is kept, so an interrupted preparation
 resumes. Reading checks each array's header against :data:`MAX_SHARD_BYTES` before allocating.
+
+A shard records its frame source (``2d`` or ``3d``, :mod:`.frame_source`) in its ``source`` array
+and in its key, so a 2D shard is never taken for 3D frames (shards written before the source
+was recorded are 2D).
 """
 
 from __future__ import annotations
@@ -19,12 +23,16 @@ from pathlib import Path
 import numpy as np
 
 from socialbench.bib.io.read import EpisodeFiles
-from socialbench.bib.render import Renderer
 from socialbench.bib.schema import N_TRIALS, Episode
 from socialbench.core.errors import DataFileError
 from socialbench.core.files import atomic_write
 from socialbench.core.progress import progress_bar
-from socialbench.observers.bib.video_model.frames import rendered_frames
+from socialbench.observers.bib.video_model.frame_source import (
+    FRAME_SOURCES,
+    check_source,
+    frame_drawer,
+)
+from socialbench.observers.bib.video_model.frames3d import RENDER_SIDE_3D
 
 SHARD_FORMAT = "socialbench-video-frames/1"
 SHARD_EPISODES = 64  # episodes per shard: ~130 MB of frames in memory at a time
@@ -34,12 +42,13 @@ MAX_SHARD_BYTES = 1 << 30  # refuse an array bigger than this (a shard is ~130 M
 @dataclass(frozen=True)
 class FrameShard:
     """Episodes' frames end to end: ``frames (F, H, W, 3)`` uint8, ``counts (E, 9)`` frames
-    per trial, ``tasks`` and ``names`` ``(E,)``."""
+    per trial, ``tasks`` and ``names`` ``(E,)``, and the frame ``source`` (``2d`` | ``3d``)."""
 
     frames: np.ndarray
     counts: np.ndarray
     tasks: np.ndarray
     names: np.ndarray
+    source: str = "2d"
 
     def __len__(self) -> int:
         return int(self.counts.shape[0])
@@ -51,30 +60,33 @@ class FrameShard:
         return self.frames[start:start + int(counts.sum())], counts
 
 
-def frame_shard(episodes: Iterable[Episode], side: int, fps: float) -> FrameShard:
-    """Draw the episodes' frames (``side`` px at ``fps``) into one in-memory shard."""
-    renderer = Renderer()
+def frame_shard(episodes: Iterable[Episode], side: int, fps: float,
+                source: str = "2d") -> FrameShard:
+    """Draw the episodes' ``source`` frames (``side`` px at ``fps``) into one in-memory shard."""
     frames, counts, tasks, names = [], [], [], []
-    for episode in episodes:
-        if len(episode.trials) != N_TRIALS:
-            raise DataFileError(episode.name or "episode", f"has {len(episode.trials)} trials; "
-                                f"BIB episodes have {N_TRIALS}")
-        f, c = rendered_frames(episode.trials, renderer, side, fps)
-        frames.append(f)
-        counts.append(c)
-        tasks.append(episode.task or "")
-        names.append(episode.name)
+    with frame_drawer(source, side, fps) as draw:
+        for episode in episodes:
+            if len(episode.trials) != N_TRIALS:
+                raise DataFileError(episode.name or "episode", f"has {len(episode.trials)} "
+                                    f"trials; BIB episodes have {N_TRIALS}")
+            f, c = draw(episode.trials)
+            frames.append(f)
+            counts.append(c)
+            tasks.append(episode.task or "")
+            names.append(episode.name)
     if not frames:
         return FrameShard(np.zeros((0, 1, 1, 3), np.uint8), np.zeros((0, N_TRIALS), np.int64),
-                          np.array([], dtype=str), np.array([], dtype=str))
+                          np.array([], dtype=str), np.array([], dtype=str), source)
     return FrameShard(np.concatenate(frames), np.stack(counts), np.array(tasks, dtype=str),
-                      np.array(names, dtype=str))
+                      np.array(names, dtype=str), source)
 
 
-def shards_key(paths: Sequence[Path], side: int, fps: float) -> str:
-    """What prepared frames depend on: the files (path, size, modification time) and the
-    sampling."""
-    digest = hashlib.sha256(f"{SHARD_FORMAT}|{side}|{fps}".encode())
+def shards_key(paths: Sequence[Path], side: int, fps: float, source: str = "2d") -> str:
+    """What prepared frames depend on: the files (path, size, modification time), the
+    sampling and the frame source (2D keys are those from before 3D existed: their shards stay
+    valid)."""
+    tag = "" if check_source(source) == "2d" else f"|{source}/{RENDER_SIDE_3D}"
+    digest = hashlib.sha256(f"{SHARD_FORMAT}|{side}|{fps}{tag}".encode())
     for path in paths:
         stat = Path(path).stat()
         digest.update(f"{Path(path).resolve()}|{stat.st_size}|{stat.st_mtime_ns}\n".encode())
@@ -82,18 +94,19 @@ def shards_key(paths: Sequence[Path], side: int, fps: float) -> str:
 
 
 def prepare_shards(files: EpisodeFiles, prefix: Path, side: int, fps: float,
-                   progress: bool = False) -> list[Path]:
-    """Shard paths holding the files' frames, drawing only the shards not yet on disk."""
-    key = shards_key(files.paths, side, fps)
+                   progress: bool = False, source: str = "2d") -> list[Path]:
+    """Shard paths holding the files' ``source`` frames, drawing only the shards not yet on
+    disk (a shard of another source is drawn again)."""
+    key = shards_key(files.paths, side, fps, source)
     paths = []
     starts = range(0, len(files), SHARD_EPISODES)
     with progress_bar(show=progress and len(files) > 0) as bar:
-        task = bar.add_task("drawing frames", total=len(files))
+        task = bar.add_task(f"drawing {source} frames", total=len(files))
         for number, start in enumerate(starts):
             path = Path(f"{prefix}-{number:04d}.npz")
             part = files[start:start + SHARD_EPISODES]
             if read_key(path) != f"{key}/{number}":
-                write_shard(path, frame_shard(part, side, fps),  # type: ignore[arg-type]
+                write_shard(path, frame_shard(part, side, fps, source),  # type: ignore[arg-type]
                             f"{key}/{number}")
             paths.append(path)
             bar.update(task, advance=len(part))  # type: ignore[arg-type]
@@ -106,7 +119,7 @@ def write_shard(path: Path, shard: FrameShard, key: str) -> None:
     with atomic_write(path) as tmp, open(tmp, "wb") as handle:  # a handle: savez adds no suffix
         np.savez_compressed(handle, format=np.array(SHARD_FORMAT), key=np.array(key),
                             frames=shard.frames, counts=shard.counts, tasks=shard.tasks,
-                            names=shard.names)
+                            names=shard.names, source=np.array(shard.source))
 
 
 def read_key(path: Path) -> str | None:
@@ -125,12 +138,15 @@ def read_shard(path: Path) -> FrameShard:
     try:
         _check_sizes(path)
         with np.load(path, allow_pickle=False) as data:
-            shard = FrameShard(data["frames"], data["counts"], data["tasks"], data["names"])
+            source = str(data["source"]) if "source" in data.files else "2d"
+            shard = FrameShard(data["frames"], data["counts"], data["tasks"], data["names"],
+                               source)
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
         raise DataFileError(path, f"damaged frame shard ({str(exc)[:100]}); delete it to "
                                   f"draw it again") from None
     if (shard.frames.dtype != np.uint8 or shard.frames.ndim != 4
-            or shard.counts.ndim != 2 or int(shard.counts.sum()) != shard.frames.shape[0]):
+            or shard.counts.ndim != 2 or int(shard.counts.sum()) != shard.frames.shape[0]
+            or shard.source not in FRAME_SOURCES):
         raise DataFileError(path, "frame shard with inconsistent arrays; delete it to draw it "
                                   "again")
     return shard

@@ -22,6 +22,7 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence
 
 from socialbench.core.errors import UserError
+from socialbench.observers.bib.video_model.frame_source import check_source
 from socialbench.observers.bib.video_model.frames import SAMPLE_FPS, SIDE
 
 EMBEDDING_DIM = 16  # bib paper, B.2: "a vector of size 64 x 64 x 16"
@@ -39,8 +40,10 @@ class VideoConfig:
     unet_widths: tuple[int, ...] = (8, 16, 32, 64)  # ours: 4 levels, the bottleneck at 4 x 4
     fps: float = SAMPLE_FPS
     side: int = SIDE
+    frames: str = "2d"  # the videos it sees: 2d or 3d (.frame_source; Table 1's 3D column)
 
     def __post_init__(self) -> None:
+        check_source(self.frames)
         if self.side % (2 ** len(self.unet_widths)) or self.side % 16:
             raise UserError(f"frame side {self.side} must be divisible by 16 and by "
                             f"2 ** (U-Net levels)")
@@ -48,7 +51,10 @@ class VideoConfig:
             raise UserError("the frame encoder has 4 residual blocks (bib paper)")
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        if data["frames"] == "2d":  # as before 3D existed: 2D checkpoints and resume keys stay
+            del data["frames"]
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> VideoConfig:

@@ -28,7 +28,7 @@ from socialbench.observers.bib.video_model.frame_cache import (
     frame_shard,
     prepare_shards,
 )
-from socialbench.observers.bib.video_model.frames import rendered_frames
+from socialbench.observers.bib.video_model.frame_source import frame_drawer
 from socialbench.observers.bib.video_model.network import VideoConfig, VideoNet
 from socialbench.observers.bib.video_model.training import (
     Shard,
@@ -67,7 +67,9 @@ class VideoObserver(LearnedObserver[EpisodeView[Trial]]):
     # --- rating -----------------------------------------------------------------------------
 
     def frames_of(self, trials: Sequence[Trial]) -> tuple[np.ndarray, np.ndarray]:
-        return rendered_frames(trials, side=self.config.side, fps=self.config.fps)
+        """The trials' frames from the source the model was built for (2D or 3D videos)."""
+        with frame_drawer(self.config.frames, self.config.side, self.config.fps) as draw:
+            return draw(trials)
 
     def step_errors(self, frames: np.ndarray, counts: np.ndarray) -> np.ndarray:
         """Per test step, the MSE of the predicted next frame (``frames``/``counts`` of one
@@ -137,10 +139,12 @@ class VideoObserver(LearnedObserver[EpisodeView[Trial]]):
         if len(episodes) == 0:
             return []
         if prefix is not None and isinstance(episodes, EpisodeFiles):
-            return list(prepare_shards(episodes, Path(f"{prefix}-{part}"), side, fps, progress))
+            return list(prepare_shards(episodes, Path(f"{prefix}-{part}"), side, fps, progress,
+                                       self.config.frames))
         out: list[Shard] = []
         for start in range(0, len(episodes), SHARD_EPISODES):
-            out.append(frame_shard(episodes[start:start + SHARD_EPISODES], side, fps))
+            out.append(frame_shard(episodes[start:start + SHARD_EPISODES], side, fps,
+                                   self.config.frames))
         return out
 
     # --- checkpoints ------------------------------------------------------------------------
