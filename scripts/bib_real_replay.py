@@ -3,8 +3,9 @@
     python scripts/bib_real_replay.py [--out docs/img/bib/real_replay.png]
 
 Prints how many of the real samples' distinct trials our planner and motion reproduce frame for
-frame, and up to where the first of the two walks stops; the agent's steps of the real walks and
-of ours; and how far from its goal's centre the real agent stops, per goal icon. Draws one tile
+frame, and up to where the first of the two walks stops; the agent's steps of the real walks, of
+ours and of ours with the earlier motion (no 1-px step at turns: ``--scene-style released-v1``);
+and how far from its goal's centre the real agent stops, per goal icon. Draws one tile
 per trial: walls (grey), the real track (red dots), ours (blue line), the A* cell path (green)
 and the goal (magenta square).
 """
@@ -74,7 +75,9 @@ def main() -> None:
     route = sum(same_route(t.track, o) for t, o in zip(trials, ours, strict=True))
     print(f"{len(trials)} distinct real trials: {exact} reproduced frame for frame, "
           f"{route} on the same route up to the first stop")
-    for name, tracks in (("real", [t.track for t in trials]), ("ours", ours)):
+    earlier = [replay(t, turn_first=None) for t in trials]
+    for name, tracks in (("real", [t.track for t in trials]), ("ours", ours),
+                         ("ours, released-v1", earlier)):
         shares = step_shares(tracks)
         print(f"steps {name}: " + ", ".join(
             f"{k}: {shares.get(k, 0.0):.1%}" for k in ((0, 2), (1, 2), (2, 2), (0, 1), (1, 1))))

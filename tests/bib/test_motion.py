@@ -71,13 +71,30 @@ def test_walk_equals_its_segments_one_after_the_other() -> None:
             points[1] = points[0]
         step = float(rng.choice([2.0, 1.0, rng.uniform(0.5, 3)]))
         first = [None, 1.0, float(rng.uniform(0.5, 3))][int(rng.integers(3))]
+        turn = [None, 1.0, float(rng.uniform(0.5, 3))][int(rng.integers(3))]
+        later = None if turn is None else min(turn, step)
         goal = points[-1] if rng.random() < 0.5 else None
-        parts = [motion.segment_steps(a, b, step=step, first=first if i == 0 else None)
+        parts = [motion.segment_steps(a, b, step=step, first=first if i == 0 else later)
                  for i, (a, b) in enumerate(zip(points, points[1:], strict=False))]
         expected = np.concatenate(parts) if parts else np.empty((0, 2), dtype=np.int64)
         if goal is not None and len(expected):
             near = np.hypot(*(expected - goal).T) <= motion.TOUCH_PX
             if near.any():
                 expected = expected[: int(np.argmax(near)) + 1]
-        got = motion.walk(points, step=step, first=first, goal=goal)
+        got = motion.walk(points, step=step, first=first, goal=goal, turn_first=turn)
         assert got.dtype == np.int64 and np.array_equal(got, expected)
+
+
+def test_a_turn_starts_with_a_one_px_step() -> None:
+    """Real 000012: up to a turn, then (-1, 1), (-1, 0), (-2, 0): the new segment starts with
+    1 px (bib spec: 1-px steps at most turns); the earlier motion turns at full speed."""
+    path = [(90, 30), (90, 70), (40, 70)]
+    turned = motion.walk(path, turn_first=motion.TURN_STEP_PX)
+    steps = np.diff(np.vstack([path[0], turned]), axis=0)
+    assert tuple(steps[0]) == (0, 1)  # the trial's first step
+    at_turn = int(np.flatnonzero((turned == (90, 70)).all(axis=1))[0])
+    assert tuple(steps[at_turn + 1]) == (-1, 0) and tuple(steps[at_turn + 2]) == (-2, 0)
+    assert np.abs(steps).max() <= 2 and tuple(turned[-1]) == (40, 70)
+    earlier = motion.walk(path)
+    assert len(turned) == len(earlier) + 1  # one frame more for the half step
+    assert tuple(np.diff(earlier, axis=0)[at_turn]) == (-2, 0)

@@ -7,8 +7,10 @@ design says why (``scene_stats.DESIGN_REASONS``). The tidy style stays one optio
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from socialbench.bib import style
@@ -17,11 +19,18 @@ from socialbench.bib.io.layout import find_pairs
 from socialbench.bib.io.read import load_episode
 from socialbench.bib.scene_stats import (
     DESIGN_REASONS,
+    STEP_CLASSES,
     Summary,
     markdown_table,
+    pair_trials,
     row_name,
+    signed_grid,
+    step_definitions,
+    step_shares,
+    steps_table,
     summarize,
     tidier_than_real,
+    trial_stats,
 )
 from socialbench.bib.schema import Episode
 from socialbench.bib.world import HOME_COLOR, OBJECT_HALF, blocked_grid, place
@@ -104,8 +113,6 @@ def test_the_tidy_style_is_one_option_away(real: Summary) -> None:
 
 def test_released_icons_sit_off_centre_but_never_over_a_wall() -> None:
     """Real icons sit up to 10 px off their cell's centre and never overlap a wall."""
-    import numpy as np
-
     walls = [(3, 4), (5, 4), (4, 3), (4, 5), (3, 3), (5, 5), (3, 5), (5, 3)]  # (4, 4) walled in
     boxed, open_ = blocked_grid(walls), blocked_grid(())
     rng = np.random.default_rng(0)
@@ -127,3 +134,84 @@ def test_agent_colours_read_on_the_pink_home() -> None:
 def test_the_table_has_a_row_per_data_set(real: Summary) -> None:
     table = markdown_table({"real": real, "preference": generated("eval", "preference", 2)})
     assert table.count("\n") == 3 and "| real |" in table and "| preference |" in table
+
+
+# --- The agent's steps in full (issue 13: "axis-aligned 2 px steps: real 17 %, ours 45 %") ---
+
+def test_the_displacement_histogram_of_one_real_trial_counted_by_hand() -> None:
+    """000010loe, trial 1: 31 frames on home, 32 moves straight down with a (1, -2) every 5-6
+    frames, 84 frames holding (146 frames). Counted from the file by hand:
+    (0, -1) once (the first step), (0, -2) 2+5+6+5+5+3 = 26 times, (1, -2) 5 times; still
+    30 + 83 = 113 frame pairs."""
+    if not REAL.is_dir():
+        pytest.skip("the real BIB samples are not here")
+    trial = load_episode(REAL / "000010loe.json").trials[0]
+    counts = trial_stats(trial).displacements
+    assert counts == {(0, 0): 113, (0, -2): 26, (1, -2): 5, (0, -1): 1}
+    assert trial_stats(trial).steps == {(0, 1): 1, (0, 2): 26, (1, 2): 5}
+
+
+def test_the_readings_of_axis_aligned_steps_on_the_real_files(real: Summary) -> None:
+    """The 45 % (the table's, of the moves) and the 17 % once quoted (horizontal moves only)
+    are two readings of one histogram; with still frames it is 10 %."""
+    shares = step_definitions(real.displacements)
+    assert shares["axis 2 px / moves"] == pytest.approx(439 / 970)
+    assert shares["(+-2, 0) / moves"] == pytest.approx(170 / 970)  # 17.5 %
+    assert shares["axis 2 px / frame pairs"] == pytest.approx(439 / 4360)
+    assert sum(real.displacements.values()) == 4360  # 30 distinct trials' frame pairs
+    assert max(max(abs(dx), abs(dy)) for dx, dy in real.displacements) == 2
+
+
+def _episode_steps(look: style.SceneStyle, episodes: int) -> list[Counter]:
+    chosen = SPLITS["eval"]
+    out = []
+    for index in range(episodes):
+        b = build_episode(chosen.tasks["preference"], chosen.shapes, 100 + index, index,
+                          scene_style=look)
+        trials = pair_trials(Episode(b.expected), Episode(b.unexpected))
+        out.append(sum((trial_stats(t).displacements for t in trials), Counter()))
+    return out
+
+
+def _real_episode_steps() -> list[Counter]:
+    out = []
+    for p in find_pairs(REAL):
+        trials = pair_trials(load_episode(p.expected), load_episode(p.unexpected))
+        out.append(sum((trial_stats(t).displacements for t in trials), Counter()))
+    return out
+
+
+@pytest.mark.parametrize(("look", "close"), [(style.RELEASED, True), (style.RELEASED_V1, False)])
+def test_generated_steps_within_tolerance_of_the_real(real: Summary, look: style.SceneStyle,
+                                                      close: bool) -> None:
+    """The default motion's histogram against the real one (docs/bib.md, "The agent's steps"),
+    pooled over 30 generated preference pairs: 1-px steps (a segment's start) within 1.5 points
+    of the real share, still frames within 3, 2-px diagonals within 5; and each real episode's
+    share of 1-px and diagonal steps inside the central 90 % of generated episodes'. Not met
+    tighter: the axis / slanted split, 11 and 16 points off (more generated walks turn; the
+    real episode 000011, all straight slanted walks, is like none of ours). The earlier motion
+    (released-v1, no 1-px turn steps) misses the 1-px steps."""
+    ours = _episode_steps(look, 30)
+    pooled = sum(ours, Counter())
+    mine, theirs = step_shares(pooled), step_shares(real.displacements)
+    one_px = all(abs(mine.get(c, 0.0) - theirs[c]) <= 0.015 for c in ((0, 1), (1, 1)))
+    assert one_px is close
+    if not close:
+        return
+    still = step_definitions(pooled)["still / frame pairs"]
+    assert abs(still - step_definitions(real.displacements)["still / frame pairs"]) <= 0.03
+    for c, points in (((2, 2), 0.05), ((0, 2), 0.11), ((1, 2), 0.16)):
+        assert abs(mine.get(c, 0.0) - theirs[c]) <= points, c
+    checked = [STEP_CLASSES.index(c) for c in ((0, 1), (1, 1), (2, 2))]
+    per_episode = np.array([[step_shares(e).get(c, 0.0) for c in STEP_CLASSES] for e in ours])
+    low, high = np.percentile(per_episode[:, checked], [5, 95], axis=0)
+    for episode in _real_episode_steps():
+        shares = np.array([step_shares(episode).get(c, 0.0) for c in STEP_CLASSES])[checked]
+        assert ((low <= shares) & (shares <= high)).all(), (shares, low, high)
+
+
+def test_the_steps_table_and_grid(real: Summary) -> None:
+    table = steps_table({"real": real.displacements})
+    assert "| real | 4360 | 970 | 4.8% | 45.3% | 1.8% | 44.4% | 3.7% | 45.3% | 17.5% |" in table
+    grid = signed_grid(real.displacements).splitlines()
+    assert len(grid) == 6 and grid[3].split()[3] == "3390"  # still frames: the centre cell

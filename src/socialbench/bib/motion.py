@@ -6,6 +6,11 @@ moves along straight segments between waypoints at 2 px per frame on the segment
 with whatever remains (often a 1-px step), it stops as soon as it touches its goal (centre
 distance at most 12.5 px) and holds still for the last 84 frames.
 
+At a turn the released walks start the new segment with a 1-px step too (``(0, 2)``, ``(-1, 1)``,
+``(-1, 0)``, ``(-2, 0)``: real 000012; bib spec: "1-px steps appear at most turns"); ``turn_first``
+gives that step (the released scene style's default, :mod:`socialbench.bib.style`); None keeps the
+earlier motion, where only a trial's first segment starts with 1 px.
+
 Positions here are icon centres; ``centre - half`` gives the released bottom-left corner.
 """
 
@@ -19,6 +24,7 @@ HOME_FRAMES = 31  # bib spec: the agent sits on home for the first 31 frames
 HOLD_FRAMES = 84  # bib spec: ... and holds at its goal for the last 84
 STEP_PX = 2.0  # bib spec: 2 px per frame on the major axis
 FIRST_STEP_PX = 1.0  # bib spec: the first move of every trial is a 1-px step
+TURN_STEP_PX = 1.0  # bib spec / real samples: ... and 1-px steps at most turns
 TOUCH_PX = 12.5  # bib spec: centre-to-centre distance 7-12.5 px when the agent stops
 
 Point = tuple[float, float]
@@ -50,13 +56,16 @@ def segment_steps(a: Point, b: Point, *, step: float = STEP_PX,
 
 
 def walk(waypoints: Sequence[Point], *, step: float = STEP_PX, first: float | None = FIRST_STEP_PX,
-         goal: Point | None = None, touch: float = TOUCH_PX) -> np.ndarray:
+         goal: Point | None = None, touch: float = TOUCH_PX,
+         turn_first: float | None = None) -> np.ndarray:
     """The positions, one per moving frame, along ``waypoints`` (the first is where it stands).
 
     With ``goal``, the walk ends on the first frame whose centre is within ``touch`` px of it.
-    ``first`` is the first frame's step (1 px when a trial starts; None for ``step``).
+    ``first`` is the first frame's step (1 px when a trial starts; None for ``step``);
+    ``turn_first`` the first step of every later segment (at most ``step``; None for ``step``).
     Equal to the segments' :func:`segment_steps` one after the other, computed in one pass.
     """
+    turn = step if turn_first is None else min(turn_first, step)
     progress: list[np.ndarray] = []
     segments: list[tuple[int, int, int, int, int]] = []  # dx, dy, major, ax, ay
     counts: list[int] = []
@@ -66,7 +75,7 @@ def walk(waypoints: Sequence[Point], *, step: float = STEP_PX, first: float | No
         major = max(abs(dx), abs(dy))
         if major == 0:
             continue
-        start = step if (first is None or i) else first
+        start = (step if first is None else first) if i == 0 else turn
         along = np.arange(start, major, step, dtype=np.float64) if start < major else np.empty(0)
         # A slower step (the time control's) can land within half a pixel of the segment's end:
         # that frame would round onto the end and the agent would stand still for one frame.

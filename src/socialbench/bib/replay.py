@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from socialbench.bib import motion
+from socialbench.bib import motion, scene_stats
 from socialbench.bib.schema import CELL
 from socialbench.bib.world import AGENT_HALF, blocked_grid
 from socialbench.core.grid_planning import plan_points
@@ -71,11 +71,13 @@ def planned(blocked: np.ndarray, start: Point, goal: Point) -> list[Point]:
     return points
 
 
-def replay(trial: RealTrial, planner: Planner = planned) -> np.ndarray:
-    """Our track for the real trial's start, walls and goal."""
+def replay(trial: RealTrial, planner: Planner = planned,
+           turn_first: float | None = motion.TURN_STEP_PX) -> np.ndarray:
+    """Our track for the real trial's start, walls and goal (``turn_first``: the released
+    style's 1-px step at turns; None for the earlier motion)."""
     start = tuple(float(v) for v in trial.track[0])
     waypoints = planner(blocked_grid(trial.walls), start, tuple(map(float, trial.goal)))
-    moves = motion.walk(waypoints, goal=trial.goal)
+    moves = motion.walk(waypoints, goal=trial.goal, turn_first=turn_first)
     return motion.trial_track(start, [moves])
 
 
@@ -88,13 +90,8 @@ def same_route(real: np.ndarray, ours: np.ndarray) -> bool:
 
 def step_shares(tracks: list[np.ndarray]) -> dict[tuple[int, int], float]:
     """Share of the agent's moves by sorted (|dx|, |dy|), over all ``tracks``."""
-    counts: Counter = Counter()
-    for track in tracks:
-        steps = np.abs(np.diff(track, axis=0))
-        steps = steps[(steps != 0).any(axis=1)]
-        counts.update(tuple(sorted(int(v) for v in s)) for s in steps)
-    total = sum(counts.values()) or 1
-    return {k: v / total for k, v in counts.items()}
+    return scene_stats.step_shares(sum((scene_stats.displacements(t) for t in tracks),
+                                       Counter()))
 
 
 def stop_distances(trial: RealTrial) -> tuple[float, float]:

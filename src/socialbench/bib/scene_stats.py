@@ -6,6 +6,12 @@ the colours used; the agent's steps (axis-aligned 2-px, or slanted). Per episode
 object roams across the familiarization trials. :func:`summarize` turns a set of episodes into
 one column of :func:`markdown_table`; ``benchmarks/bib_scene_stats.py`` prints the table for the
 real samples and every generated task, and the tests hold generated columns to the real ranges.
+
+The agent's steps in full: :func:`displacements` counts every consecutive frame pair's signed
+(dx, dy) of the agent's centre, still frames included, so any definition of "a step" can be read
+off it (:func:`step_definitions`: "axis-aligned 2-px steps" is 45 % of the real moves, 17 % if
+only horizontal ones count, 10 % of all frame pairs); :func:`steps_table` puts the histograms of
+data sets side by side and :func:`signed_grid` draws one as a 5 x 5 grid.
 """
 
 from __future__ import annotations
@@ -76,10 +82,74 @@ class TrialStats:
     listed_twice: int  # distinct wall cells listed more than once
     colours: frozenset[tuple[int, int, int]]  # objects' and agents' colours
     steps: Counter  # the agent's moves between frames, as sorted (|dx|, |dy|), moves only
+    displacements: Counter  # every frame pair's signed (dx, dy), still frames (0, 0) included
 
 
 def _offsets(center: tuple[float, float]) -> tuple[int, int]:
     return tuple(int(round(abs(v - (v // CELL * CELL + CELL / 2)))) for v in center)  # type: ignore[return-value]
+
+
+def displacements(track: np.ndarray) -> Counter:
+    """Signed (dx, dy) of every consecutive pair of ``track``'s rows (centres), (0, 0) included."""
+    diffs = np.rint(np.diff(np.asarray(track, dtype=float), axis=0)).astype(np.int64)
+    return Counter(map(tuple, diffs.tolist()))
+
+
+# The agent's moves by sorted (|dx|, |dy|): a 1-px axis step, a 2-px axis step, a 1-px diagonal,
+# a slanted 2-px step (minor axis 1), a 2-px diagonal. Per axis at most 2 px a frame (bib spec).
+STEP_CLASSES: tuple[tuple[int, int], ...] = ((0, 1), (0, 2), (1, 1), (1, 2), (2, 2))
+
+
+def step_class(dx: int, dy: int) -> tuple[int, int]:
+    a, b = sorted((abs(dx), abs(dy)))
+    return a, b
+
+
+def step_shares(counts: Counter) -> dict[tuple[int, int], float]:
+    """Share of the moves (still frames left out) in each sorted (|dx|, |dy|) class."""
+    classes: Counter = Counter()
+    for (dx, dy), n in counts.items():
+        if dx or dy:
+            classes[step_class(dx, dy)] += n
+    moves = sum(classes.values()) or 1
+    return {k: v / moves for k, v in sorted(classes.items())}
+
+
+def step_definitions(counts: Counter) -> dict[str, float]:
+    """The readings of "axis-aligned 2-px steps" one meets, from one displacement histogram:
+    of the moves (the table's column), of the horizontal moves only ((+-2, 0): what gives the
+    17 % once quoted for the real files), and of all frame pairs, still frames included."""
+    pairs = sum(counts.values()) or 1
+    still = counts.get((0, 0), 0)
+    moves = (pairs - still) or 1
+    axis = sum(n for (dx, dy), n in counts.items() if step_class(dx, dy) == (0, 2))
+    horizontal = counts.get((2, 0), 0) + counts.get((-2, 0), 0)
+    return {"axis 2 px / moves": axis / moves, "(+-2, 0) / moves": horizontal / moves,
+            "axis 2 px / frame pairs": axis / pairs, "still / frame pairs": still / pairs}
+
+
+def steps_table(rows: Mapping[str, Counter]) -> str:
+    """Markdown: one row per data set, its moves by class and the definitions' readings."""
+    names = list(step_definitions(Counter()))
+    head = ["data", "frame pairs", "moves", *(f"{c}" for c in STEP_CLASSES), *names]
+    lines = ["| " + " | ".join(head) + " |", "| --- |" + " ---: |" * (len(head) - 1)]
+    for name, counts in rows.items():
+        shares = step_shares(counts)
+        moves = sum(n for d, n in counts.items() if d != (0, 0))
+        cells = [f"{sum(counts.values())}", f"{moves}",
+                 *(f"{shares.get(c, 0.0):.1%}" for c in STEP_CLASSES),
+                 *(f"{v:.1%}" for v in step_definitions(counts).values())]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def signed_grid(counts: Counter) -> str:
+    """The signed histogram as a 5 x 5 grid of counts: dx -2..2 across, dy 2..-2 down (y up)."""
+    lines = ["dy\\dx " + "".join(f"{dx:>7}" for dx in range(-2, 3))]
+    for dy in range(2, -3, -1):
+        lines.append(f"{dy:>6} " + "".join(f"{counts.get((dx, dy), 0):>7}"
+                                           for dx in range(-2, 3)))
+    return "\n".join(lines)
 
 
 def trial_stats(trial: Trial) -> TrialStats:
@@ -90,10 +160,12 @@ def trial_stats(trial: Trial) -> TrialStats:
     colours = {o.color for o in first.objects}
     agents = [f.agent for f in frames if f.agent is not None]
     colours |= {a.color for a in agents}
-    track = np.array([a.center for a in agents], dtype=float)
-    moves = np.abs(np.diff(track, axis=0)) if len(track) > 1 else np.empty((0, 2))
-    moves = moves[(moves != 0).any(axis=1)]
-    steps = Counter(tuple(sorted(int(round(v)) for v in m)) for m in moves)
+    track = np.array([a.center for a in agents], dtype=float).reshape(-1, 2)
+    pairs = displacements(track)
+    steps: Counter = Counter()
+    for d, n in pairs.items():
+        if d != (0, 0):
+            steps[step_class(*d)] += n
     return TrialStats(
         interior_walls=interior,
         object_offsets=tuple(v for o in first.objects for v in _offsets(o.center)),
@@ -102,6 +174,7 @@ def trial_stats(trial: Trial) -> TrialStats:
         listed_twice=sum(1 for n in cells.values() if n > 1),
         colours=frozenset(colours),
         steps=steps,
+        displacements=pairs,
     )
 
 
@@ -147,6 +220,7 @@ class Summary:
     axis_steps: float  # share of moves that are (0, 2): a straight 2-px step on one axis
     slanted_steps: float  # share of (1, 2) moves
     diagonal_steps: float  # share of (2, 2) moves
+    displacements: Counter  # every frame pair's signed (dx, dy), still frames included
 
 
 def summarize(pairs: Iterable[tuple[Episode, Episode | None]]) -> Summary:
@@ -178,6 +252,7 @@ def summarize(pairs: Iterable[tuple[Episode, Episode | None]]) -> Summary:
         colours=frozenset().union(*(s.colours for s in stats)),
         axis_steps=steps[(0, 2)] / moves, slanted_steps=steps[(1, 2)] / moves,
         diagonal_steps=steps[(2, 2)] / moves,
+        displacements=sum((s.displacements for s in stats), Counter()),
     )
 
 

@@ -4,8 +4,11 @@ Measured on the real preference episodes (``benchmarks/bib_scene_stats.py`` prin
 8-16 interior wall cells a trial; objects up to 10 px off their cell's centre (home up to 8);
 trials of 136-160 frames; an object roaming ~2 cells across familiarization; 2-4 border cells
 listed among the random walls (so listed twice, besides the ring's own ``(0, 0)``); named
-colours such as navy, dark orange and dodger blue. :data:`RELEASED` reproduces these (the
-default); :data:`TIDY` is the generator's earlier look, byte for byte (``--scene-style tidy``).
+colours such as navy, dark orange and dodger blue; the agent's steps (a 1-px step at every
+turn, as at a trial's start). :data:`RELEASED` reproduces these (the default); :data:`TIDY` is
+the generator's earlier look, byte for byte (``--scene-style tidy``); :data:`RELEASED_V1` is
+the released scenes with the earlier motion (no 1-px turn steps), byte for byte as the default
+was before it (``--scene-style released-v1``).
 
 The style is set for the duration of one episode's build (:func:`using`) and read by the scene
 helpers in :mod:`socialbench.bib.world`, so task recipes keep their signatures.
@@ -16,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from socialbench.core.errors import UserError
 
@@ -66,6 +69,8 @@ class SceneStyle:
     border_repeats: tuple[int, int]  # border cells also listed among the random walls
     trial_frames: tuple[int, int] | None  # a trial's frames, where the task's design allows
     released_colors: bool  # the named palettes above, or the tidy palette of world.PALETTE
+    # The agent's first step after a turn, px (motion.walk's turn_first); None: a full step.
+    turn_step: float | None = None
 
 
 TIDY = SceneStyle("tidy", object_reach=4, home_reach=4, walls=None, region_radius=1,
@@ -75,8 +80,11 @@ TIDY = SceneStyle("tidy", object_reach=4, home_reach=4, walls=None, region_radiu
 # files' cell offsets span -10..9 px (a centre stays in its cell); home up to 8.
 RELEASED = SceneStyle("released", object_reach=10, home_reach=8, walls=(8, 16), region_radius=2,
                       region_gap=2, border_repeats=(2, 5), trial_frames=(136, 160),
-                      released_colors=True)
-STYLES = {s.name: s for s in (RELEASED, TIDY)}
+                      released_colors=True, turn_step=1.0)
+# The released scenes as generated before the 1-px turn steps (the statistics table in
+# docs/bib.md, "The agent's steps", compares the two).
+RELEASED_V1 = replace(RELEASED, name="released-v1", turn_step=None)
+STYLES = {s.name: s for s in (RELEASED, TIDY, RELEASED_V1)}
 DEFAULT_STYLE = RELEASED.name
 
 _CURRENT: ContextVar[SceneStyle] = ContextVar("bib_scene_style", default=RELEASED)

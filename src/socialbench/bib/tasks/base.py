@@ -22,7 +22,7 @@ from functools import cache, lru_cache
 
 import numpy as np
 
-from socialbench.bib import motion
+from socialbench.bib import motion, style
 from socialbench.bib.schema import CELL, FRAME_SIZE, Block, Frame, Run, Sprite, Trial
 from socialbench.bib.shapes import ShapeSet
 from socialbench.bib.validate.episode import GOAL_TOUCH_PX
@@ -116,7 +116,8 @@ def follow(layout: Layout, waypoints: Sequence[Point], goal: int, *,
 
     With ``frames``, still frames spread along the walk make the trial that long
     (:func:`motion.spread_pauses`; the efficiency time control's ``pauses``)."""
-    moves = motion.walk(waypoints, step=step, goal=layout.objects[goal].centre)
+    moves = motion.walk(waypoints, step=step, goal=layout.objects[goal].centre,
+                        turn_first=style.current().turn_step)
     if len(moves) < MIN_MOVING_FRAMES:
         raise Resample("the agent starts touching its goal")
     if frames is not None:
@@ -138,14 +139,15 @@ def instrumental(layout: Layout, goal: int, *, key_route: Sequence[Point] | None
     assert layout.key is not None and layout.lock is not None
     to_key = list(key_route) if key_route is not None else plan(layout, layout.home,
                                                                 layout.key.centre)
-    leg1 = motion.walk(to_key, goal=layout.key.centre)
+    turn = style.current().turn_step
+    leg1 = motion.walk(to_key, goal=layout.key.centre, turn_first=turn)
     if not len(leg1):
         raise Resample("the agent starts touching the key")
     at_key = _last(leg1, layout.home)
     offset = (layout.key.centre[0] - at_key[0], layout.key.centre[1] - at_key[1])
     to_lock = list(lock_route) if lock_route is not None else plan(layout, at_key,
                                                                    layout.lock.centre)
-    leg2 = motion.walk(to_lock, first=None, goal=layout.lock.centre)
+    leg2 = motion.walk(to_lock, first=None, goal=layout.lock.centre, turn_first=turn)
     at_lock = _last(leg2, at_key)
     # The lock and key vanish on the frame after arrival; the barrier then goes cell by cell,
     # nearest to the lock first, while the agent waits. With no barrier there is nothing to
@@ -156,7 +158,7 @@ def instrumental(layout: Layout, goal: int, *, key_route: Sequence[Point] | None
                                                      - layout.lock.centre[1]), c))
     wait = motion.hold(at_lock, FUSE_REMOVAL_FRAMES if layout.fuse else 0)
     to_goal = plan(layout, at_lock, layout.objects[goal].centre, with_fuse=False)
-    leg3 = motion.walk(to_goal, first=None, goal=layout.objects[goal].centre)
+    leg3 = motion.walk(to_goal, first=None, goal=layout.objects[goal].centre, turn_first=turn)
     track = motion.trial_track(layout.home, [leg1, leg2, wait, leg3])
 
     start2 = motion.HOME_FRAMES + len(leg1)  # first frame of the carry
