@@ -29,6 +29,7 @@ _MODULES: dict[str, dict[str, str]] = {
         "inverse-planning": "socialbench.observers.bib.inverse_planning",
         "mask": "socialbench.observers.bib.mask",
         "video": "socialbench.observers.bib.video_model.observer",
+        "learned-planner": "socialbench.observers.bib.learned_planner.observer",
     },
     "agent": {
         "control-first-goal": "socialbench.observers.agent.controls",

@@ -37,3 +37,40 @@ def read_torch_dict(path: Path, expected_format: str, what: str, observer: str,
     if not isinstance(data, dict) or data.get("format") != expected_format:
         raise DataFileError(path, f"not a {what} (expected format {expected_format}); {retrain}")
     return data
+
+
+def write_torch_dict(path: Path, data: dict[str, Any]) -> None:
+    """Save ``data`` (tensors and plain values: readable with ``weights_only=True``) to
+    ``path`` atomically, making its folder if needed."""
+    from socialbench.core.files import atomic_write
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_write(path) as tmp:
+        torch.save(data, tmp)
+
+
+def write_training_state(path: Path, state_format: str, key: str, model: torch.nn.Module,
+                         optimizer: torch.optim.Optimizer, epoch: int, history: str) -> None:
+    """Keep a resumable training state at ``path``: weights, optimizer, the finished epochs,
+    the history (JSON text) and ``key`` (what data and options it is for)."""
+    write_torch_dict(path, {"format": state_format, "key": key, "model": model.state_dict(),
+                            "optimizer": optimizer.state_dict(), "epoch": epoch,
+                            "history": history})
+
+
+def read_training_state(path: Path, state_format: str, key: str, model: torch.nn.Module,
+                        optimizer: torch.optim.Optimizer, observer: str) -> tuple[int, str]:
+    """Load a state written by :func:`write_training_state` for the same ``key`` into the model
+    and optimizer; return (finished epochs, history JSON text). One-line errors otherwise."""
+    state = read_torch_dict(path, state_format, "training state", observer)
+    if state.get("key") != key:
+        raise UserError(f"{path} was written for other training data or options; delete it "
+                        f"to start over, or rerun with the same data and options to resume")
+    try:
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        return int(state["epoch"]), str(state["history"])
+    except (KeyError, RuntimeError, ValueError, TypeError) as exc:
+        raise DataFileError(path, f"damaged {observer} training state "
+                                  f"({str(exc).splitlines()[0][:120]}); delete it to start "
+                                  f"over") from None
