@@ -14,7 +14,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("torch_geometric")
 
-from socialbench.observers.agent.tomnet_g.graphs import VideoGraphs  # noqa: E402
+from socialbench.observers.agent.tomnet_g.graphs import VideoGraphs, position_slice  # noqa: E402
 from socialbench.observers.agent.tomnet_g.model import ToMnetG  # noqa: E402
 from socialbench.observers.agent.tomnet_g.surprise import surprise  # noqa: E402
 from socialbench.observers.agent.tomnet_g.training import Sample, character, train  # noqa: E402
@@ -72,3 +72,18 @@ def test_going_to_the_other_goal_is_the_more_surprising(trained):
         surprising = episode(np.random.default_rng(200 + k), surprising=True)
         np.testing.assert_array_equal(surprising.test.nodes[0], expected.test.nodes[0])
         assert surprise(trained, surprising) > surprise(trained, expected)
+
+
+def test_the_agents_heading_is_left_out_unless_asked_for():
+    """A turned agent gives away which goal it is about to walk to: by default the network does
+    not see the yaw (the paper's nodes: class, bounding box, colour code)."""
+    nodes = torch.from_numpy(walk(COLOURS[0], COLOURS[0]).nodes[None, :1].copy())
+    turned = nodes.clone()
+    yaw = position_slice().stop + 3
+    turned[..., 0, yaw:yaw + 2] = torch.tensor([1.0, 0.0])  # facing +y instead of +x
+    for orientation in (False, True):
+        torch.manual_seed(0)
+        model = ToMnetG(orientation=orientation).eval()
+        with torch.no_grad():
+            same = torch.equal(model.frame_embeddings(nodes), model.frame_embeddings(turned))
+        assert same != orientation

@@ -40,6 +40,9 @@ PROTOCOL_CHOICES = ("all", "G1", "G2", "G3", "G4")
               show_default=True,
               help="ToMnet-G: the character embedding scales the test video's node codes "
                    "(gain), or only joins the pooled frame embedding (embedding).")
+@click.option("--orientation", is_flag=True,
+              help="ToMnet-G: give the nodes their yaw (the paper's nodes have none; the "
+                   "agent's heading gives its next step away).")
 @click.option("--no-familiarization", is_flag=True,
               help="BIPaCK: skip the per-trial update on the familiarization videos (the "
                    "paper's ablation).")
@@ -69,7 +72,8 @@ PROTOCOL_CHOICES = ("all", "G1", "G2", "G3", "G4")
 @backend_options(reads=("data",))
 def evaluate(data: Path, observer: str, protocol: str, max_train_per_type: int | None,
              epochs: int, device: str, checkpoints: Path | None, tomnet_surprise: str,
-             absolute_positions: bool, conditioning: str, no_familiarization: bool,
+             absolute_positions: bool, conditioning: str, orientation: bool,
+             no_familiarization: bool,
              calibration: str, heatmap: Path | None, from_frames: bool,
              gt_segmentation: bool, train_states: Path | None, seed: int, workers: int,
              as_json: bool, markdown: bool) -> None:
@@ -127,7 +131,7 @@ def evaluate(data: Path, observer: str, protocol: str, max_train_per_type: int |
                             device=device, seed=seed, checkpoints=checkpoints,
                             episodes=episodes, surprise=tomnet_surprise,
                             relative=not absolute_positions, conditioning=conditioning,
-                            workers=workers)
+                            orientation=orientation, workers=workers)
     types = sorted({p[0] for p in pairs})
     for name in protocols:
         result = run_protocol(rater, name, types)

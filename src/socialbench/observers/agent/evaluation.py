@@ -154,13 +154,14 @@ class ToMnetRater(FoldRater):
                  progress: bool, epochs: int, device: str, seed: int,
                  checkpoints: Path | None, episodes: EpisodeSource | None = None,
                  surprise: str = "teacher-forced", relative: bool = True,
-                 conditioning: str = "gain", workers: int = 1) -> None:
+                 conditioning: str = "gain", orientation: bool = False,
+                 workers: int = 1) -> None:
         from socialbench.observers.agent.tomnet_g.samples import sample_of
 
         self.epochs, self.device, self.seed = epochs, device, seed
         self.checkpoints, self.progress = checkpoints, progress
         self.surprise, self.relative, self.conditioning = surprise, relative, conditioning
-        self.workers = workers
+        self.orientation, self.workers = orientation, workers
         self.train: dict[str, list] = {}
         self.test: dict[str, list] = {}
         if episodes is None:  # the state files: one trial at a time, graphs cached
@@ -208,12 +209,14 @@ class ToMnetRater(FoldRater):
             raise UserError(f"no training trials of types {', '.join(fold.train)} under the "
                             f"data's train_set folders: ToMnet-G needs some")
         torch.manual_seed(self.seed)
-        model = ToMnetG(relative=self.relative, conditioning=self.conditioning)
+        model = ToMnetG(relative=self.relative, conditioning=self.conditioning,
+                        orientation=self.orientation)
         state = None
         if self.checkpoints is not None:
             self.checkpoints.mkdir(parents=True, exist_ok=True)
+            yaw = "_yaw" if self.orientation else ""
             state = self.checkpoints / (f"tomnet-g_{fold.name}_{self.surprise}_"
-                                        f"{self.conditioning}.pt")
+                                        f"{self.conditioning}{yaw}.pt")
         train(model, samples, epochs=self.epochs, device=self.device, seed=self.seed,
               state_path=state, progress=self.progress, mode=self.surprise)
 

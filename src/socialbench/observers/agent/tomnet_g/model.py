@@ -14,6 +14,12 @@ Our choices (each documented in docs/agent_observers.md):
   moves the agent moves the offsets too).
 - Every node's input also holds its distance from the agent and the unit vector toward it,
   computed inside the network as well.
+- ``orientation=False`` (default): the nodes' yaw is left out, as the paper's node inputs
+  (class, bounding box, colour code) leave it out. With it, the agent's heading gives away which
+  goal it is about to walk to (it turns on the spot before it moves), so the network predicted
+  the first step from the heading and had no use for the familiarization: on scale 0.2's
+  scenario-1 test videos its first moving step pointed to the familiarization's goal 28 of 28
+  times with the character zeroed, and 14 of 28 (chance) with the heading hidden.
 - ``conditioning="gain"`` (default): the test video has its own graph network whose node codes
   the character embedding scales unit by unit, as the original ToMnet feeds the character
   embedding into the query state's encoder. Joined only to the pooled frame embedding
@@ -97,16 +103,25 @@ def agent_geometry(nodes: torch.Tensor) -> torch.Tensor:
     return torch.where(present, out, torch.zeros_like(out))
 
 
+def without_orientation(nodes: torch.Tensor) -> torch.Tensor:
+    """(..., N, F) nodes with every yaw (sine, cosine) zeroed."""
+    yaw = position_slice().stop + 3
+    return torch.cat([nodes[..., :yaw], torch.zeros_like(nodes[..., yaw:yaw + 2]),
+                      nodes[..., yaw + 2:]], dim=-1)
+
+
 CONDITIONING = ("gain", "embedding")  # where the test video's network reads the character
 
 
 class ToMnetG(nn.Module):
-    def __init__(self, relative: bool = True, conditioning: str = "gain") -> None:
+    def __init__(self, relative: bool = True, conditioning: str = "gain",
+                 orientation: bool = False) -> None:
         super().__init__()
         if conditioning not in CONDITIONING:
             raise ValueError(f"unknown ToMnet-G conditioning {conditioning!r}; "
                              f"choose {', '.join(CONDITIONING)}")
         self.relative, self.conditioning = relative, conditioning
+        self.orientation = orientation
         self.gnn = AgentEdgePool()
         self.embed = nn.Sequential(nn.Linear(EDGE_DIM, HIDDEN), nn.ReLU())
         # the test video's own graph network, its node codes gained by the character
@@ -124,6 +139,8 @@ class ToMnetG(nn.Module):
         ``char`` (B, HIDDEN), the test video's network."""
         b, t, n, _ = nodes.shape
         _, edge_index = frame_graph_edges(nodes)
+        if not self.orientation:
+            nodes = without_orientation(nodes)
         x = torch.cat([relative_to_agent(nodes) if self.relative else nodes,
                        agent_geometry(nodes)], dim=-1).reshape(b * t * n, -1)
         if char is None:

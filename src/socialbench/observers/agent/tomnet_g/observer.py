@@ -30,12 +30,14 @@ class ToMnetGObserver(LearnedObserver[EpisodeView[VideoStates]]):
     benchmark = "agent"
 
     def __init__(self, device: str = "cpu", seed: int = 0, relative: bool = True,
-                 surprise: str = "teacher-forced", conditioning: str = "gain") -> None:
+                 surprise: str = "teacher-forced", conditioning: str = "gain",
+                 orientation: bool = False) -> None:
         self.device = device
         self.seed = seed
         self.reading = surprise  # not `surprise`: that is the observer interface's method
         torch.manual_seed(seed)
-        self.model = ToMnetG(relative=relative, conditioning=conditioning).to(device)
+        self.model = ToMnetG(relative=relative, conditioning=conditioning,
+                             orientation=orientation).to(device)
 
     def surprise_per_step(self, episode: EpisodeView[VideoStates]) -> np.ndarray:
         return surprise_per_step(self.model, sample_of(episode.trials), self.reading,
@@ -52,7 +54,8 @@ class ToMnetGObserver(LearnedObserver[EpisodeView[VideoStates]]):
 
     def save(self, path: Path) -> None:
         torch.save({"model": self.model.state_dict(), "relative": self.model.relative,
-                    "surprise": self.reading, "conditioning": self.model.conditioning}, path)
+                    "surprise": self.reading, "conditioning": self.model.conditioning,
+                    "orientation": self.model.orientation}, path)
 
     @classmethod
     def load(cls, path: Path, device: str = "cpu") -> ToMnetGObserver:
@@ -60,7 +63,8 @@ class ToMnetGObserver(LearnedObserver[EpisodeView[VideoStates]]):
             state = torch.load(path, map_location=device, weights_only=True)
             observer = cls(device=device, relative=bool(state.get("relative", True)),
                            surprise=str(state.get("surprise", "teacher-forced")),
-                           conditioning=str(state.get("conditioning", "gain")))
+                           conditioning=str(state.get("conditioning", "gain")),
+                           orientation=bool(state.get("orientation", False)))
             observer.model.load_state_dict(state["model"])
         except (OSError, RuntimeError, KeyError, TypeError, ValueError) as exc:
             raise DataFileError(Path(path), f"not a tomnet-g checkpoint ({exc})") from None
