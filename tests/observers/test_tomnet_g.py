@@ -100,6 +100,23 @@ def test_evaluate_command_json(tiny_agent):
 
 
 @pytest.mark.slow
+def test_evaluate_resumes_from_its_checkpoints_and_refuses_a_foreign_one(tiny_agent, tmp_path):
+    args = ["agent", "evaluate", "--data", str(tiny_agent), "--observer", "tomnet-g",
+            "--protocol", "G1", "--json", "--epochs", "1", "--checkpoints", str(tmp_path),
+            "--workers", "2"]
+    first = CliRunner().invoke(main, args)
+    assert first.exit_code == 0, first.output
+    saved = sorted(tmp_path.glob("tomnet-g_*.pt"))
+    assert len(saved) == 2  # one per fold (2.1 and 2.2 held out)
+    again = CliRunner().invoke(main, args)  # resumed: nothing trained, the same ratings
+    assert again.output == first.output
+    saved[0].write_bytes(b"not a checkpoint")
+    bad = CliRunner().invoke(main, args)
+    assert bad.exit_code != 0 and "not a checkpoint of this ToMnet-G" in bad.output
+    assert len(bad.output.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
 def test_evaluate_g3_writes_a_matrix_and_heat_map(tiny_agent, tmp_path):
     png = tmp_path / "g3.png"
     result = CliRunner().invoke(main, ["agent", "evaluate", "--data", str(tiny_agent), "--observer",

@@ -7,6 +7,7 @@ each fold only re-weighs it; ToMnet-G is trained afresh per fold on graphs built
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -214,8 +215,10 @@ class ToMnetRater(FoldRater):
         state = None
         if self.checkpoints is not None:
             self.checkpoints.mkdir(parents=True, exist_ok=True)
+            # named by what it trains on: G2's and G4's folds share scenario names
+            trained_on = hashlib.sha256("+".join(fold.train).encode()).hexdigest()[:8]
             yaw = "_yaw" if self.orientation else ""
-            state = self.checkpoints / (f"tomnet-g_{fold.name}_{self.surprise}_"
+            state = self.checkpoints / (f"tomnet-g_{fold.name}-{trained_on}_{self.surprise}_"
                                         f"{self.conditioning}{yaw}.pt")
         train(model, samples, epochs=self.epochs, device=self.device, seed=self.seed,
               state_path=state, progress=self.progress, mode=self.surprise)

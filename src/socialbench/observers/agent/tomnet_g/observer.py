@@ -3,6 +3,7 @@ path the network predicts, per rated frame (the evaluation takes the mean; ``sur
 
 from __future__ import annotations
 
+import pickle  # only its error type: checkpoints load with weights_only=True
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,7 @@ class ToMnetGObserver(LearnedObserver[EpisodeView[VideoStates]]):
                            conditioning=str(state.get("conditioning", "gain")),
                            orientation=bool(state.get("orientation", False)))
             observer.model.load_state_dict(state["model"])
-        except (OSError, RuntimeError, KeyError, TypeError, ValueError) as exc:
+        except (OSError, RuntimeError, KeyError, TypeError, ValueError, EOFError,
+                pickle.UnpicklingError) as exc:
             raise DataFileError(Path(path), f"not a tomnet-g checkpoint ({exc})") from None
         return observer

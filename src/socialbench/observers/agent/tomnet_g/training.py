@@ -7,6 +7,7 @@ head's output dwarfed them (a unit change only, the loss is the paper's MSE)."""
 
 from __future__ import annotations
 
+import pickle  # only its error type: checkpoints load with weights_only=True
 import random
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -148,7 +149,8 @@ def train(model: ToMnetG, samples: Sequence[Sample], *, epochs: int, device: str
             model.load_state_dict(state["model"])
             optimizer.load_state_dict(state["optimizer"])
             start = int(state["epoch"])
-        except (OSError, RuntimeError, KeyError, TypeError, ValueError) as exc:
+        except (OSError, RuntimeError, KeyError, TypeError, ValueError, EOFError,
+                pickle.UnpicklingError) as exc:
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise DataFileError(state_path, f"not a checkpoint of this ToMnet-G ({first:.120}); "
                                 "delete it or choose another --checkpoints folder") from None
