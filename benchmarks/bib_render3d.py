@@ -12,6 +12,11 @@ machine slows every figure alike):
 - ``video frames``: :meth:`Renderer3D.trial_frames`, as the video writer runs it (a frame
   repeated in a row is drawn once).
 
+Then the video model's 3D frames (``--frames 3d``: 3 fps, 64 x 64) of that whole episode (9
+trials), in frames the model gets per second: drawn from the JSON at 64 px (the default), at
+128 or 200 px and box-filtered to 64, beside drawing every 25-fps frame at 200 px as the mp4s
+need (encoding and decoding not counted, so the mp4 route is slower still).
+
 Run: ``nice -n 5 python benchmarks/bib_render3d.py [--rounds 3] [--seed 0]``
 """
 
@@ -25,13 +30,48 @@ from collections.abc import Callable
 from socialbench.bib import generate as gen
 from socialbench.bib.render3d import Renderer3D
 from socialbench.bib.schema import Trial
+from socialbench.observers.bib.video_model.frames import sample_indices
+from socialbench.observers.bib.video_model.frames3d import rendered_frames_3d, renderer_3d
 
 
-def test_trial(seed: int) -> Trial:
+def test_episode(seed: int) -> list[Trial]:
     split = gen.SPLITS["eval"]
     built = gen.build_episode(split.tasks["instrumental_blocking_barrier"], split.shapes,
                               seed=seed, index=0)
-    return built.expected[-1]
+    return list(built.expected)
+
+
+def test_trial(seed: int) -> Trial:
+    return test_episode(seed)[-1]
+
+
+def model_frames(seed: int, rounds: int) -> None:
+    """The video model's 3D frames of one episode, per second, by render size."""
+    trials = test_episode(seed)
+    wanted = sum(len(sample_indices(len(t))) for t in trials)
+    ways: dict[str, Callable[[], object]] = {}
+    renderers = {side: renderer_3d(side) for side in (64, 128, 200)}
+    for side, renderer in renderers.items():
+        ways[f"{side} px" + (" -> 64" if side != 64 else "")] = (
+            lambda r=renderer: rendered_frames_3d(trials, r))
+    video = renderers[200]
+    ways["mp4 route"] = lambda: [image for t in trials for image in video.trial_frames(t)]
+    times: dict[str, list[float]] = {name: [] for name in ways}
+    for _ in range(rounds):
+        for name, way in ways.items():
+            start = time.perf_counter()
+            way()
+            times[name].append(time.perf_counter() - start)
+    for renderer in renderers.values():
+        renderer.close()
+    every = sum(len(t) for t in trials)
+    print(f"video model frames of one episode: {wanted} at 3 fps of {every} at 25 fps, "
+          f"median of {rounds} rounds")
+    slowest = wanted / statistics.median(times["mp4 route"])
+    for name, spent in times.items():
+        rate = wanted / statistics.median(spent)
+        print(f"{name:>13}: {rate:7.1f} model frames/s ({rate / slowest:4.1f}x the mp4 route's "
+              f"drawing)")
 
 
 def main() -> None:
@@ -76,6 +116,7 @@ def main() -> None:
     for name, spent in times.items():
         rate = len(frames) / statistics.median(spent)
         print(f"{name:>13}: {rate:7.1f} frames/s ({100 * rate / raw_rate:5.1f} % of raw)")
+    model_frames(args.seed, args.rounds)
 
 
 if __name__ == "__main__":
