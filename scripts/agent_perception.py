@@ -3,9 +3,10 @@
     python scripts/agent_perception.py iou DATA [--segmentation rgbd|truth] [--markdown]
         3D box IoU of perceived vs true boxes (the truth from the state files: this script may
         read them, the observers do not), mean over entities and frames, per type and class.
-    python scripts/agent_perception.py sheet DATA --out PNG [--types 1.1,2.4]
-        five frames of one surprising test video per type, perceived boxes drawn over the RGB
-        (agent white, goals magenta, obstacles cyan, occluder yellow).
+    python scripts/agent_perception.py sheet DATA --out PNG [--types 1.1,2.4] [--video NAME]
+        five frames of one test trial's video per type (surprising, or NAME, e.g.
+        Familiarization_video_2), perceived boxes drawn over the RGB (agent white, goals
+        magenta, obstacles cyan, ramps green, occluder yellow).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from socialbench.observers.agent.perception.iou import CLASSES, video_iou
 from socialbench.observers.agent.tracks import VideoTracks, video_tracks
 
 COLOURS = {"agent": (255, 255, 255), "goal": (255, 0, 255), "obstacle": (0, 255, 255),
-           "occluder": (255, 255, 0), "floor": (0, 255, 0)}
+           "occluder": (255, 255, 0), "ramp": (0, 255, 0)}
 
 
 def test_videos(data: Path) -> list[tuple[str, Path]]:
@@ -82,14 +83,16 @@ def draw_boxes(image: Image.Image, states: VideoStates, t: int) -> None:
         px, depth = camera.project(pts)
         if (depth <= 0).any():
             continue
+        colour = COLOURS["ramp" if tracks.shapes[i] == "ramp" else cls]
         for a, b in edges:
-            draw.line([tuple(px[a]), tuple(px[b])], fill=COLOURS[cls], width=1)
+            draw.line([tuple(px[a]), tuple(px[b])], fill=colour, width=1)
 
 
-def sheet(data: Path, out: Path, segmentation: str, types: list[str] | None) -> None:
+def sheet(data: Path, out: Path, segmentation: str, types: list[str] | None,
+          video: str = "surprising") -> None:
     chosen: dict[str, Path] = {}
     for trial_type, video_dir in test_videos(data):
-        if video_dir.name == "surprising" and (types is None or trial_type in types):
+        if video_dir.name == video and (types is None or trial_type in types):
             chosen.setdefault(trial_type, video_dir)
     rows = []
     for trial_type in sorted(chosen):
@@ -120,12 +123,14 @@ def main() -> None:
     b.add_argument("--out", type=Path, required=True)
     b.add_argument("--segmentation", choices=("rgbd", "truth"), default="rgbd")
     b.add_argument("--types", help="comma-separated trial types (default: every type)")
+    b.add_argument("--video", default="surprising",
+                   help="which video of each type's first test trial (default: surprising)")
     args = parser.parse_args()
     if args.command == "iou":
         iou(args.data, args.segmentation, args.markdown)
     else:
         sheet(args.data, args.out, args.segmentation,
-              args.types.split(",") if args.types else None)
+              args.types.split(",") if args.types else None, args.video)
 
 
 if __name__ == "__main__":
