@@ -10,7 +10,7 @@ The states-only limit is the faster of stepping one call per 1/210 s step and on
 35 fps frame (``numSubSteps``, as the generator steps), timed right after each trial is made
 (a busy machine's changing load lands on both); the set is made ``--rounds`` times and the
 median round's share is reported.
-Run: ``nice -n 10 python benchmarks/agent_generate.py [--types 2.1,4.2] [--size 200]
+Run: ``nice -n 10 python benchmarks/agent_generate.py [--types 2.1,4.2] [--size 320]
 [--no-render] [--rounds 3]``.
 """
 
@@ -77,7 +77,8 @@ def main() -> None:
     parser.add_argument("--types", default=",".join(TRIAL_TYPES),
                         help="comma-separated trial types (default: all 13)")
     parser.add_argument("--render-type", default="2.1", help="the type timed with rendering")
-    parser.add_argument("--size", type=int, default=200, help="rendered frame side, pixels")
+    parser.add_argument("--size", type=int, default=RenderOptions().width,
+                        help="rendered frame side, pixels (default: the render's)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-render", action="store_true", help="time states-only alone")
     parser.add_argument("--rounds", type=int, default=3, help="states-only rounds (median)")

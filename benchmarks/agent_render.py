@@ -11,7 +11,7 @@ rounds (the median round is printed, so a busy machine slows every figure alike)
 - ``frames``: ``render_frames`` as rendering runs it (drop shadows on);
 - ``written``: ``render.render_video``: frames plus the mp4 and ``frames.npz``.
 
-Run: ``nice -n 5 python benchmarks/agent_render.py [--type 2.1] [--size 200] [--rounds 3]``
+Run: ``nice -n 5 python benchmarks/agent_render.py [--type 2.1] [--size 320] [--rounds 3]``
 """
 
 from __future__ import annotations
@@ -71,7 +71,8 @@ def written_seconds(video: Video, options: RenderOptions) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--type", default="2.1", help="the trial type whose video is rendered")
-    parser.add_argument("--size", type=int, default=200, help="frame side, pixels")
+    parser.add_argument("--size", type=int, default=RenderOptions().width,
+                        help="frame side, pixels (default: the render's)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
