@@ -63,7 +63,10 @@ class LearnedPlanner(LearnedObserver[EpisodeView[Trial]]):
     # --- rating ---------------------------------------------------------------------------
 
     def surprise_per_step(self, episode: EpisodeView[Trial]) -> np.ndarray:
-        arrays = episode_arrays(episode)
+        return self.surprise_of_arrays(episode_arrays(episode))
+
+    def surprise_of_arrays(self, arrays: list[TrialArrays]) -> np.ndarray:
+        """Per-step surprise of the test trial (the last) from the trials' arrays."""
         with torch.no_grad():
             test = self.model(pack(arrays), [len(arrays)])[0][-1]
         steps = np.minimum(-test["steps"].numpy().astype(float), MAX_SURPRISE)
