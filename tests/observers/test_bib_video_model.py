@@ -221,9 +221,12 @@ def test_a_damaged_checkpoint_is_one_line_error(tmp_path, content):
         VideoObserver.load(path)
 
 
-def test_resume_ends_with_the_same_weights_as_one_run(toy, tmp_path):
+@pytest.mark.parametrize("sampling", [{}, {"test_steps": 2, "fam_trials": 3}])
+def test_resume_ends_with_the_same_weights_as_one_run(toy, tmp_path, sampling):
+    # sampling: a few random test steps and familiarization trials per episode (the draws
+    # resume too)
     train, _ = toy
-    options = {"batch_size": 2, "lr": 1e-3, "seed": 3, "progress": False}
+    options = {"batch_size": 2, "lr": 1e-3, "seed": 3, "progress": False, **sampling}
     whole = VideoObserver(**SMALL)
     whole.fit(train, epochs=2, **options)
     state = tmp_path / "run.resume"

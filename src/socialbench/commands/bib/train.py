@@ -38,17 +38,25 @@ PAPER_BACKGROUND = {"single_object": (0.88, 0.67), "preference": (0.92, 0.57),
 @click.option("--lr", default=None, type=click.FloatRange(min=0, min_open=True),
               help="Adam learning rate (default: the observer's: mask 1e-3, video 1e-4).")
 @click.option("--device", default="cpu", show_default=True,
-              help="video: cpu or cuda (a GPU; an error if PyTorch sees none).")
+              help="video, learned-planner: cpu or cuda (a GPU; an error if PyTorch sees "
+                   "none).")
 @click.option("--threads", default=1, show_default=True, type=click.IntRange(min=1),
               help="PyTorch CPU threads (results are reproducible for a given thread count).")
 @click.option("--frames", "frames", type=click.Choice(FRAME_SOURCES), default=None,
               help="video: the videos it learns from, drawn from the JSON: 2d (default) or 3d "
                    "(the same episodes as PyBullet scenes, as `bib generate --render 3d`).")
+@click.option("--test-steps", "test_steps", default=None, type=click.IntRange(min=1),
+              help="video: train on N random test steps of each episode per epoch (default: "
+                   "all; fewer give more optimiser steps per CPU-second).")
+@click.option("--fam-trials", "fam_trials", default=None, type=click.IntRange(1, 8),
+              help="video: in training, average N random familiarization trials' embeddings "
+                   "(default: all 8; rating always uses 8).")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 def train(observer_name: str, train_dirs: tuple[Path, ...], shards: Path | None, out: Path,
           epochs: int,
           max_episodes: int | None, seed: int, batch_size: int | None, lr: float | None,
-          device: str, threads: int, frames: str | None, quiet: bool) -> None:
+          device: str, threads: int, frames: str | None, test_steps: int | None,
+          fam_trials: int | None, quiet: bool) -> None:
     """Train a learned observer on expected-only training episodes and save a checkpoint.
 
     The training set is split 80/20 by sorted file name within each task (bib spec); the
@@ -73,7 +81,11 @@ def train(observer_name: str, train_dirs: tuple[Path, ...], shards: Path | None,
                         f"takes none")
     torch.set_num_threads(threads)
     started = time.perf_counter()
-    given = {"batch_size": batch_size, "lr": lr, "device": None if device == "cpu" else device}
+    if (test_steps is not None or fam_trials is not None) and observer_name != "video":
+        raise UserError(f"--test-steps and --fam-trials are the video model's; observer "
+                        f"{observer_name!r} takes neither")
+    given = {"batch_size": batch_size, "lr": lr, "device": None if device == "cpu" else device,
+             "test_steps": test_steps, "fam_trials": fam_trials}
     options = {"epochs": epochs, "seed": seed, **{k: v for k, v in given.items() if v is not None}}
     if shards is not None:
         _, metrics = train_from_shards(observer_name, shards, out=out, progress=not quiet,
@@ -85,6 +97,8 @@ def train(observer_name: str, train_dirs: tuple[Path, ...], shards: Path | None,
     elapsed = time.perf_counter() - started
     if observer_name == "video":
         _print_mse(metrics)
+    elif observer_name == "learned-planner":
+        _print_learned(metrics)
     else:
         _print_table(metrics)
     click.echo(f"saved {out} ({elapsed:.1f} s in all)")
@@ -93,7 +107,19 @@ def train(observer_name: str, train_dirs: tuple[Path, ...], shards: Path | None,
 def _print_mse(metrics: dict[str, float]) -> None:
     """The video model's validation error per background task (bib paper, Table 3)."""
     for key in sorted(k for k in metrics if k.startswith("val_mse")):
-        click.echo(f"{key.partition('/')[2] or 'all'}: next-frame MSE {metrics[key]:.2e}")
+        copying = metrics.get(key.replace("val_mse", "val_copy_mse"), float("nan"))
+        click.echo(f"{key.partition('/')[2] or 'all'}: next-frame MSE {metrics[key]:.3e} "
+                   f"(copying the current frame: {copying:.3e})")
+
+
+def _print_learned(metrics: dict[str, float]) -> None:
+    """The learned planner: validation negative log-likelihood per step, the learned values."""
+    for key in sorted(k for k in metrics if k.startswith("val_nll")):
+        click.echo(f"{key.partition('/')[2] or 'all'}: validation NLL {metrics[key]:.3f} "
+                   f"nats per step")
+    learned = ", ".join(f"{k}={v:.3g}" for k, v in metrics.items()
+                        if not k.startswith(("val_nll", "train_nll")))
+    click.echo(f"learned: {learned}")
 
 
 def _print_table(metrics: dict[str, float]) -> None:

@@ -26,6 +26,7 @@ from socialbench.observers.bib.video_model.frame_source import check_source
 from socialbench.observers.bib.video_model.frames import SAMPLE_FPS, SIDE
 
 EMBEDDING_DIM = 16  # bib paper, B.2: "a vector of size 64 x 64 x 16"
+INITS = ("he", "torch")
 
 
 @dataclass(frozen=True)
@@ -41,9 +42,12 @@ class VideoConfig:
     fps: float = SAMPLE_FPS
     side: int = SIDE
     frames: str = "2d"  # the videos it sees: 2d or 3d (.frame_source; Table 1's 3D column)
+    init: str = "he"  # convolutions' initial weights: "he" (U-Net paper) or "torch" (default)
 
     def __post_init__(self) -> None:
         check_source(self.frames)
+        if self.init not in INITS:
+            raise UserError(f"init must be one of {', '.join(INITS)}, got {self.init!r}")
         if self.side % (2 ** len(self.unet_widths)) or self.side % 16:
             raise UserError(f"frame side {self.side} must be divisible by 16 and by "
                             f"2 ** (U-Net levels)")
@@ -65,18 +69,26 @@ class VideoConfig:
 
 
 class ResidualBlock(nn.Module):
-    """Two 3 x 3 convolutions and a skip (a strided 1 x 1 projection when the shape changes)."""
+    """Two 3 x 3 convolutions and a skip (a strided 1 x 1 projection when the shape changes).
+
+    The strided projection is computed as "keep every ``stride``-th pixel, then a 1 x 1
+    convolution": the same function and parameters as ``Conv2d(..., 1, stride=stride)``, but
+    not oneDNN's strided 1 x 1 backward, which corrupts the heap on channels-last input with
+    more than one CPU thread and an odd batch (torch 2.13 CPU; tests/observers/
+    test_bib_video_model_threads.py reproduces it)."""
 
     def __init__(self, width_in: int, width_out: int, stride: int) -> None:
         super().__init__()
         self.body = nn.Sequential(
             nn.Conv2d(width_in, width_out, 3, stride=stride, padding=1), nn.ReLU(),
             nn.Conv2d(width_out, width_out, 3, padding=1))
+        self.stride = stride
         self.skip = (nn.Identity() if stride == 1 and width_in == width_out
-                     else nn.Conv2d(width_in, width_out, 1, stride=stride))
+                     else nn.Conv2d(width_in, width_out, 1))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.relu(self.skip(x) + self.body(x))
+        kept = x[:, :, ::self.stride, ::self.stride] if self.stride > 1 else x
+        return torch.relu(self.skip(kept) + self.body(x))
 
 
 class FrameEncoder(nn.Module):
@@ -159,6 +171,19 @@ class UNet(nn.Module):
         return self.out(x)
 
 
+def he_init(net: nn.Module, keep: nn.Module) -> None:
+    """Every convolution but ``keep`` (the U-Net's zero-initialised output): He et al.'s
+    normal weights (std sqrt(2 / fan-in)) and zero biases, as Ronneberger et al. initialise the
+    U-Net. Ours by default: PyTorch's default (uniform, std sqrt(1 / (3 fan-in))) shrinks the
+    signal about tenfold per double convolution here, and early updates barely move the
+    prediction."""
+    for module in net.modules():
+        if isinstance(module, nn.Conv2d | nn.ConvTranspose2d) and module is not keep:
+            nn.init.kaiming_normal_(module.weight, nonlinearity="relu")
+            if module.bias is not None:
+                nn.init.zeros_(module.bias)
+
+
 class VideoNet(nn.Module):
     """Familiarization frames -> agent embedding; (test frame, embedding) -> next frame."""
 
@@ -168,6 +193,8 @@ class VideoNet(nn.Module):
         self.frames = FrameEncoder(config)
         self.trials = TrialEncoder(config)
         self.predictor = UNet(3 + config.embedding_dim, config.unet_widths)
+        if config.init == "he":
+            he_init(self, keep=self.predictor.out)
 
     def characteristic(self, fam_frames: torch.Tensor, fam_counts: torch.Tensor) -> torch.Tensor:
         """``fam_frames (F, 3, H, W)``: every episode's familiarization frames in order;

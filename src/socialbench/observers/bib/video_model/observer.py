@@ -19,7 +19,7 @@ import torch
 from rich.console import Console
 
 from socialbench.bib.io.read import EpisodeFiles
-from socialbench.bib.schema import N_TRIALS, Episode, Trial
+from socialbench.bib.schema import N_FAMILIARIZATION, N_TRIALS, Episode, Trial
 from socialbench.core.errors import DataFileError, UserError
 from socialbench.core.files import atomic_write
 from socialbench.observers.bib.torch_files import read_torch_dict
@@ -31,6 +31,7 @@ from socialbench.observers.bib.video_model.frame_cache import (
 from socialbench.observers.bib.video_model.frame_source import frame_drawer
 from socialbench.observers.bib.video_model.network import VideoConfig, VideoNet
 from socialbench.observers.bib.video_model.training import (
+    SHARDS_IN_MEMORY,
     Shard,
     make_batch,
     resolve_device,
@@ -91,7 +92,8 @@ class VideoObserver(LearnedObserver[EpisodeView[Trial]]):
 
     def fit(self, train_set: Sequence[Episode], validation: Sequence[Episode] = (), *,
             epochs: int = 5, batch_size: int = 4, lr: float = 1e-4, seed: int = 0,
-            device: str = "cpu", state_path: Path | None = None,
+            device: str = "cpu", test_steps: int | None = None, fam_trials: int | None = None,
+            state_path: Path | None = None,
             cache_prefix: Path | None = None, progress: bool = True,
             **unused: Any) -> dict[str, float]:
         """Train from scratch, or resume ``state_path``; return the last epoch's metrics.
@@ -99,18 +101,27 @@ class VideoObserver(LearnedObserver[EpisodeView[Trial]]):
         ``cache_prefix``: the frames of :class:`EpisodeFiles` are drawn once into
         ``PREFIX-train-NNNN.npz`` / ``PREFIX-validation-NNNN.npz`` shards, reused later.
         ``device``: ``cpu`` (deterministic: same seed and threads, same weights) or ``cuda``.
+        ``test_steps``: train on that many random test steps of each episode per epoch (ours;
+        default all, :mod:`.training`); ``fam_trials``: in training, average that many random
+        familiarization trials' embeddings (ours; default all 8; rating always uses 8).
         """
         if unused:
             raise UserError(f"unknown video training option(s): {', '.join(sorted(unused))}")
-        if epochs < 1 or batch_size < 1 or lr <= 0:
-            raise UserError("epochs and batch size must be >= 1 and the learning rate > 0")
+        if epochs < 1 or batch_size < 1 or lr <= 0 or (test_steps is not None and
+                                                       test_steps < 1):
+            raise UserError("epochs, batch size and test steps must be >= 1 and the learning "
+                            "rate > 0")
+        if fam_trials is not None and not 1 <= fam_trials <= N_FAMILIARIZATION:
+            raise UserError(f"familiarization trials per episode must be 1-{N_FAMILIARIZATION}")
         where = resolve_device(device)
         shards = self._shards(train_set, cache_prefix, "train", progress)
         held_out = self._shards(validation, cache_prefix, "validation", progress)
         if not shards:
             raise UserError("the video model needs at least one training episode")
         resume_key = {"config": self.config.to_json(), "data": [shard_key(s) for s in shards],
-                      "batch_size": batch_size, "lr": lr, "seed": seed}
+                      "batch_size": batch_size, "lr": lr, "seed": seed,
+                      "test_steps": test_steps, "fam_trials": fam_trials,
+                      "shards_in_memory": SHARDS_IN_MEMORY}
         deterministic = torch.are_deterministic_algorithms_enabled()
         torch.use_deterministic_algorithms(where.type == "cpu")
         try:
@@ -123,13 +134,15 @@ class VideoObserver(LearnedObserver[EpisodeView[Trial]]):
             history = train(self.net, shards, held_out, epochs=epochs, batch_size=batch_size,
                             lr=lr, seed=seed, device=where, state_path=state_path and
                             Path(state_path), resume_key=resume_key, progress=progress,
-                            log=log)
+                            log=log, test_steps=test_steps, fam_trials=fam_trials)
         finally:
             torch.use_deterministic_algorithms(deterministic)
         self.net.to("cpu").eval()
         self.device = torch.device("cpu")
         self.training_info = {"epochs": epochs, "batch_size": batch_size, "lr": lr,
-                              "seed": seed, "device": str(where), "history": history}
+                              "seed": seed, "device": str(where), "test_steps": test_steps,
+                              "fam_trials": fam_trials,
+                              "history": history}
         return {k: float(v) for k, v in history[-1].items() if k != "epoch"} if history else {}
 
     def _shards(self, episodes: Sequence[Episode], prefix: Path | None, part: str,
