@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pickle
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -50,18 +51,19 @@ def write_torch_dict(path: Path, data: dict[str, Any]) -> None:
 
 
 def write_training_state(path: Path, state_format: str, key: str, model: torch.nn.Module,
-                         optimizer: torch.optim.Optimizer, epoch: int, history: str) -> None:
-    """Keep a resumable training state at ``path``: weights, optimizer, the finished epochs,
-    the history (JSON text) and ``key`` (what data and options it is for)."""
+                         optimizer: torch.optim.Optimizer, **progress: Any) -> None:
+    """Keep a resumable training state at ``path``: weights, optimizer, ``key`` (what data and
+    options it is for) and the plain values in ``progress`` (e.g. epochs done, history text)."""
     write_torch_dict(path, {"format": state_format, "key": key, "model": model.state_dict(),
-                            "optimizer": optimizer.state_dict(), "epoch": epoch,
-                            "history": history})
+                            "optimizer": optimizer.state_dict(), **progress})
 
 
 def read_training_state(path: Path, state_format: str, key: str, model: torch.nn.Module,
-                        optimizer: torch.optim.Optimizer, observer: str) -> tuple[int, str]:
+                        optimizer: torch.optim.Optimizer, observer: str,
+                        fields: dict[str, Callable[[Any], Any]]) -> tuple[Any, ...]:
     """Load a state written by :func:`write_training_state` for the same ``key`` into the model
-    and optimizer; return (finished epochs, history JSON text). One-line errors otherwise."""
+    and optimizer; return its ``fields``, each passed through its reader, in order. A missing
+    or unreadable field is a one-line error like any other damage."""
     state = read_torch_dict(path, state_format, "training state", observer)
     if state.get("key") != key:
         raise UserError(f"{path} was written for other training data or options; delete it "
@@ -69,7 +71,7 @@ def read_training_state(path: Path, state_format: str, key: str, model: torch.nn
     try:
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
-        return int(state["epoch"]), str(state["history"])
+        return tuple(read(state[name]) for name, read in fields.items())
     except (KeyError, RuntimeError, ValueError, TypeError) as exc:
         raise DataFileError(path, f"damaged {observer} training state "
                                   f"({str(exc).splitlines()[0][:120]}); delete it to start "

@@ -105,9 +105,9 @@ class LearnedPlanner(LearnedObserver[EpisodeView[Trial]]):
         start, history = 0, []
         key_text = json.dumps(key, sort_keys=True)
         if state_path is not None and Path(state_path).exists():
-            start, text = read_training_state(Path(state_path), STATE_FORMAT, key_text,
-                                              self.model, optimizer, NAME)
-            history = list(json.loads(text))
+            start, history = read_training_state(
+                Path(state_path), STATE_FORMAT, key_text, self.model, optimizer, NAME,
+                {"epoch": int, "history": lambda text: list(json.loads(text))})
         with progress_bar(show=progress) as bar:
             for epoch in range(start, epochs):
                 order = rng_for(seed, NAME, "shuffle", epoch).permutation(len(train_data))
@@ -128,7 +128,8 @@ class LearnedPlanner(LearnedObserver[EpisodeView[Trial]]):
                 history.append(record)
                 if state_path is not None:
                     write_training_state(Path(state_path), STATE_FORMAT, key_text, self.model,
-                                         optimizer, epoch + 1, json.dumps(history))
+                                         optimizer, epoch=epoch + 1,
+                                         history=json.dumps(history))
         self.model.to("cpu")
         self.model.eval()
         self.training_info = {"episodes": len(train_data), "history": history}

@@ -39,11 +39,13 @@ import numpy as np
 import torch
 
 from socialbench.bib.schema import N_FAMILIARIZATION
-from socialbench.core.errors import DataFileError, UserError
-from socialbench.core.files import atomic_write
+from socialbench.core.errors import UserError
 from socialbench.core.progress import progress_bar
 from socialbench.core.seeding import rng_for
-from socialbench.observers.bib.torch_files import read_torch_dict
+from socialbench.observers.bib.torch_files import (
+    read_training_state,
+    write_training_state,
+)
 from socialbench.observers.bib.video_model.frame_cache import FrameShard, read_key, read_shard
 from socialbench.observers.bib.video_model.network import VideoNet
 
@@ -257,24 +259,14 @@ def validate(net: VideoNet, shards: Sequence[Shard], device: torch.device) -> di
 
 def _write_state(path: Path, key: str, net: VideoNet, optimizer: torch.optim.Optimizer,
                  position: Position, history: list[dict[str, Any]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_write(path) as tmp:
-        torch.save({"format": STATE_FORMAT, "key": key, "model": net.state_dict(),
-                    "optimizer": optimizer.state_dict(),
-                    "position": json.dumps(position.__dict__),
-                    "history": json.dumps(history)}, tmp)
+    write_training_state(path, STATE_FORMAT, key, net, optimizer,
+                         position=json.dumps(position.__dict__), history=json.dumps(history))
 
 
 def _resume(path: Path, key: str, net: VideoNet,
             optimizer: torch.optim.Optimizer) -> tuple[Position, list[dict[str, Any]]]:
-    state = read_torch_dict(path, STATE_FORMAT, "video training state", "video")
-    if state.get("key") != key:
-        raise UserError(f"{path} was written for other training data or options; delete it "
-                        f"to start over, or rerun with the same data and options to resume")
-    try:
-        net.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-        return Position(**json.loads(state["position"])), list(json.loads(state["history"]))
-    except (KeyError, RuntimeError, ValueError, TypeError) as exc:
-        raise DataFileError(path, f"damaged video training state ({str(exc)[:100]}); delete "
-                                  f"it to start over") from None
+    position, history = read_training_state(
+        path, STATE_FORMAT, key, net, optimizer, "video",
+        {"position": lambda text: Position(**json.loads(text)),
+         "history": lambda text: list(json.loads(text))})
+    return position, history
