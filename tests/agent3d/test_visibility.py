@@ -127,6 +127,7 @@ def test_picture_checks_catch_an_occluder_that_hides_too_much():
     assert occlusion(hidden, video_visibility(hidden)).agent_moving < MIN_AGENT_SHOWN
 
 
+@pytest.mark.slow  # several seconds of CPU: the default suite keeps its 5-minute budget
 @pytest.mark.parametrize("trial_type, seed", [("3.1", 5), ("3.2", 6)])
 def test_scenario_3_files_show_only_what_the_camera_sees(tmp_path, trial_type, seed):
     trial = make_trial(trial_type, "test", 0, seed)

@@ -313,6 +313,7 @@ def test_overlap_lookup_on_the_cell_grid_equals_comparing_every_block() -> None:
     assert np.array_equal(fast, slow)
 
 
+@pytest.mark.slow  # several seconds of CPU: the default suite keeps its 5-minute budget
 def test_validation_reports_the_same_whatever_the_worker_count(tmp_path: Path) -> None:
     """Pairs are checked in worker processes in order: the same problems, the same order, for
     a dataset with faults in several pairs; a --no-video dataset is not asked for videos."""

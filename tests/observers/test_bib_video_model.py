@@ -184,6 +184,7 @@ def toy():
     return train, [_episode(0, 0)]
 
 
+@pytest.mark.slow  # several seconds of CPU: the default suite keeps its 5-minute budget
 def test_one_short_episode_is_learned():
     # the agent's walk alone (trials cut to 52 frames around it): next frames become better
     # predicted than by copying the current one (where an untrained model starts)

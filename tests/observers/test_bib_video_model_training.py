@@ -33,6 +33,7 @@ def rightward():
     return train, [_walk_right(row, 1) for row in (4, 7)]
 
 
+@pytest.mark.slow  # several seconds of CPU: the default suite keeps its 5-minute budget
 def test_learns_to_predict_motion_on_unseen_rows(rightward):
     # The agent always walks right: after 75 updates the validation error on rows never
     # trained on falls clearly below copying the current frame (where an untrained model is;

@@ -172,6 +172,7 @@ def test_shards_and_train_commands(tmp_path):
     assert result.exit_code != 0 and "either --train DIR" in result.output
 
 
+@pytest.mark.slow  # several seconds of CPU: the default suite keeps its 5-minute budget
 def test_generated_pairs_rate_as_their_files(tmp_path):
     """Pairs built in memory get the ratings `bib evaluate` gives the written files."""
     tasks = "preference,efficiency_path,instrumental_blocking_barrier"

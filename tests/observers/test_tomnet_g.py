@@ -56,6 +56,7 @@ def test_a_missing_entity_sends_no_message():
                                    model.frame_embeddings(padded))
 
 
+@pytest.mark.slow  # several seconds of CPU: the default suite keeps its 5-minute budget
 def test_it_overfits_a_tiny_set_and_rolls_out_the_path():
     samples = [Sample((graphs(12, 3, k),), graphs(12, 3, 10 + k, step=(0.05 * (k + 1), 0, 0)))
                for k in range(2)]

@@ -78,6 +78,7 @@ def test_condition_names():
         parse_condition("deaf-bigru")
 
 
+@pytest.mark.slow  # several seconds of CPU: the default suite keeps its 5-minute budget
 def test_study_tabulates_and_resumes(tmp_path):
     args = ("study", "--conditions", "random,deaf", "--variants", "no-liar", "--seeds", "2",
             "--frames", "640", "--episodes", "20", "--out", str(tmp_path))
