@@ -171,3 +171,26 @@ def test_a_reused_physics_client_gives_the_numbers_of_a_fresh_one(monkeypatch):
     monkeypatch.setattr(bodies, "_IDLE_CLIENTS", [])
     fresh = _run(layout, plan)[1]
     assert np.array_equal(reused[0], fresh) and np.array_equal(reused[1], fresh)
+
+
+
+def test_an_overlap_past_its_limit_fails_the_video_in_the_frame_it_happens():
+    """A jump's landing sinks into the floor: with a limit below that depth the frame in which
+    the overlap passes it raises, and the video stops there (a running max: it could only
+    fail at its end)."""
+    from socialbench.agent3d.motion import MotionError
+
+    layout = _layout().with_changes(walls=[placement.wall_across(-0.12, 0.0, 0.4, 0.4, 3.0)])
+    plan = efficient_plan(layout, constants.FIRST_GOAL_ID)
+    config = layout.config(2, "2.1", "familiarization", 0, {})
+    floors = [constants.FIRST_FLOOR_ID]
+    with Simulation(config, constants.AGENT_ID, floors=floors) as sim:
+        Mover(sim).run(plan.steps)
+        sank, whole = sim.floor_penetration, len(sim.frames)
+    assert sank > 0
+    with Simulation(config, constants.AGENT_ID, floors=floors,
+                    max_floor_penetration=sank / 2) as sim:
+        with pytest.raises(MotionError, match="sank"):
+            Mover(sim).run(plan.steps)
+        assert sank / 2 < sim.floor_penetration <= sank
+        assert len(sim.frames) < whole

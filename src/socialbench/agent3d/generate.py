@@ -35,6 +35,7 @@ from socialbench.agent3d.scenarios import RECIPES, Context, RecipeError
 from socialbench.agent3d.scenarios.balance import Balance
 from socialbench.agent3d.schema import TRIAL_TYPES, Trial
 from socialbench.core.errors import UserError
+from socialbench.core.gc_pause import gc_paused
 from socialbench.core.runner import Job, run_jobs
 from socialbench.core.seeding import derive_seed, rng_for
 
@@ -114,6 +115,12 @@ def make_trial(trial_type: str, split: str, index: int, seed: int,
     recipe = RECIPES[trial_type]
     if balance is None:
         balance = Balance().flipped() if index % 2 else Balance()
+    with gc_paused():  # speed only (gc_pause.py)
+        return _sampled_trial(recipe, trial_type, split, index, seed, extended, balance)
+
+
+def _sampled_trial(recipe: Any, trial_type: str, split: str, index: int, seed: int,
+                   extended: bool, balance: Balance) -> Trial:
     room = sample_room(rng_for(seed, "room"))  # per trial, apart from the resampled recipes
     problems = []
     for attempt in range(MAX_ATTEMPTS):

@@ -75,6 +75,7 @@ from socialbench.agent3d.schema import (
 from socialbench.agent3d.visibility import camera_view, hides_unseen
 from socialbench.core.errors import DataFileError
 from socialbench.core.files import atomic_write
+from socialbench.core.gc_pause import gc_paused
 from socialbench.core.runner import META_DIR
 
 FORMAT = "socialbench-agent3d/2"  # /1 stored what scenario 3's occluder hides
@@ -108,9 +109,14 @@ def write_trial(trial: Trial, trial_dir: Path, render: RenderOptions | None = No
     """Write a trial's videos (and, with ``render``, their frames) into ``trial_dir``.
 
     Every file is written under a temporary name and renamed when complete; ``trial.json``
-    comes last, so an interrupted write never leaves a trial that looks complete.
+    comes last, so an interrupted write never leaves a trial that looks complete. The garbage
+    collector is paused meanwhile (``gc_pause``: speed only).
     """
-    trial_dir = Path(trial_dir)
+    with gc_paused():
+        _write_trial_files(trial, Path(trial_dir), render)
+
+
+def _write_trial_files(trial: Trial, trial_dir: Path, render: RenderOptions | None) -> None:
     trial_dir.mkdir(parents=True, exist_ok=True)
     (trial_dir / TRIAL_FILE).unlink(missing_ok=True)  # rewriting: incomplete until the end
     videos = named_videos(trial)

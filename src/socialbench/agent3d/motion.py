@@ -120,7 +120,8 @@ class Simulation:
     """One video being simulated: an emptied PyBullet client, its scene, and recorded frames."""
 
     def __init__(self, config: SceneConfig, agent_id: int, ghosts: Iterable[int] = (),
-                 floors: Iterable[int] = ()) -> None:
+                 floors: Iterable[int] = (), max_penetration: float = math.inf,
+                 max_floor_penetration: float = math.inf) -> None:
         self.config = config
         self._context = physics_client(timestep=TIMESTEP)
         self.client = self._context.__enter__()
@@ -144,6 +145,9 @@ class Simulation:
         self.penetrated: int | None = None  # the body of that overlap
         self.floors = {self.ids[f] for f in floors}  # landing surfaces: tracked apart
         self.floor_penetration = 0.0  # a hard landing sinks in for a step or two
+        # overlaps deeper than these fail the video: the frame it happens in raises at once
+        # (both are running maxima, so the video could only fail at its end; speed)
+        self.max_penetration, self.max_floor_penetration = max_penetration, max_floor_penetration
         # per frame, the 13 raw numbers of the agent and of every other body that can move
         # (the occluder), rounded together when the frames are read (rounding.round_floats)
         self._raw: list[tuple[float, ...]] = []
@@ -231,6 +235,12 @@ class Simulation:
         self._steer_gaze()
         p.stepSimulation(physicsClientId=self.client)
         self.record()
+        if self.floor_penetration > self.max_floor_penetration:
+            raise MotionError(f"agent sank {self.floor_penetration:.3f} m into the floor")
+        if self.penetration > self.max_penetration:
+            name = next(e.name for e in self.config.entities
+                        if self.ids[e.id] == self.penetrated)
+            raise MotionError(f"agent overlapped {name} by {self.penetration:.3f} m")
 
     def _steer_gaze(self) -> None:
         """Turn the body's yaw toward the gaze, at most 2 degrees per frame.

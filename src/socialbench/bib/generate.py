@@ -20,11 +20,9 @@ validation: the last 20 % by sorted name within each task, recorded in the manif
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -43,6 +41,7 @@ from socialbench.bib.video import RENDER_MODES, write_episode_videos
 from socialbench.bib.world import BORDER, Resample
 from socialbench.core.errors import UserError
 from socialbench.core.files import atomic_write
+from socialbench.core.gc_pause import gc_paused
 from socialbench.core.runner import META_DIR, Job, Written, run_jobs, sha256_file
 from socialbench.core.seeding import derive_seed
 
@@ -216,24 +215,10 @@ def _episode(trials: list, name: str, task: str, expected: bool) -> Episode:
     return Episode(trials=trials, name=name, task=task, expected=expected)
 
 
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector paused: an episode allocates ~10^5 small acyclic objects
-    (frames, sprites, text pieces; freed by reference counting), and the collector's passes over
-    them cost ~25 % of a JSON-only job (measured). It runs again after the job."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def build_job(job: Job, staging: Path) -> Written:
     """The runner's builder: write one episode's files (and its ``_meta``) under ``staging``;
     return every file's size and SHA-256, measured as written."""
-    with _gc_paused():
+    with gc_paused():
         return _build_job(job, staging)
 
 

@@ -88,7 +88,9 @@ def simulate(ctx: Context, layout: Layout, plan: Plan, video: str, sweep: float,
     config = layout.config(ctx.scenario, ctx.trial_type, video, ctx.seed, notes)
     fall_below = layout.floor - 0.05 if layout.chasms else None
     floors = tuple(e.id for e in config.entities if e.kind == "floor")
-    with Simulation(config, AGENT_ID, ghosts=ghosts, floors=floors) as sim:
+    with Simulation(config, AGENT_ID, ghosts=ghosts, floors=floors,
+                    max_penetration=MAX_PENETRATION,
+                    max_floor_penetration=MAX_LANDING_PENETRATION) as sim:
         mover = Mover(sim, fall_below=fall_below)
         mover.run(plan.video_steps(sweep))  # the video lasts as long as its motion
         if occluder_falls:
