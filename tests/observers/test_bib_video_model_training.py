@@ -12,7 +12,10 @@ torch = pytest.importorskip("torch")
 from socialbench.bib.schema import Trial  # noqa: E402
 from socialbench.observers.bib import handmade  # noqa: E402
 from socialbench.observers.bib.video_model import training  # noqa: E402
-from socialbench.observers.bib.video_model.frame_cache import frame_shard  # noqa: E402
+from socialbench.observers.bib.video_model.frame_cache import (  # noqa: E402
+    FrameShard,
+    frame_shard,
+)
 from socialbench.observers.bib.video_model.network import VideoConfig, VideoNet  # noqa: E402
 from socialbench.observers.bib.video_model.observer import VideoObserver  # noqa: E402
 from tests.observers.test_bib_video_model import SMALL  # noqa: E402
@@ -110,3 +113,40 @@ def test_he_initialisation_keeps_the_unets_signal():
 
     assert 0.3 < bottom_scale("he") < 5
     assert bottom_scale("torch") < 0.1
+
+
+def test_moving_step_sampling_draws_only_steps_where_the_frame_changes(rightward):
+    # the walk is cut to the moving part, so add still frames after it: those steps change
+    # nothing and "moving" never draws them; "all" does
+    train, _ = rightward
+    frames, counts = frame_shard(train[:1], 32, 3.0).episode(0)
+    still = np.repeat(frames[-1:], 6, axis=0)
+    frames, counts = np.concatenate([frames, still]), counts + np.eye(9, dtype=counts.dtype)[8] * 6
+    moving = training.moving_steps(frames, counts)
+    test = frames[int(counts[:8].sum()):]
+    changed = [t for t in range(len(test) - 1) if not np.array_equal(test[t], test[t + 1])]
+    assert moving.tolist() == changed and 0 < len(changed) < len(test) - 1
+    shard = FrameShard(frames, counts[None], np.array(["single_object"]),
+                                np.array(["x"]))
+    drawn = {"all": set(), "moving": set()}
+    for seed in range(30):
+        for sampling in drawn:
+            rng = np.random.default_rng(seed)
+            (_, batch), = training.episode_batches([shard], rng, 1, torch.device("cpu"), 2,
+                                                   step_sampling=sampling)
+            steps = [int(np.flatnonzero([torch.equal(batch.inputs[i], _px(f)) for f in test])[0])
+                     for i in range(2)]
+            drawn[sampling] |= set(steps)
+    assert drawn["moving"] <= set(changed) and drawn["all"] - set(changed)
+
+
+def test_moving_step_sampling_falls_back_to_all_steps_when_nothing_moves():
+    frames = np.zeros((9 + 5, 8, 8, 3), np.uint8)
+    counts = np.array([1] * 8 + [6])
+    rng = np.random.default_rng(0)
+    assert training.moving_steps(frames, counts).size == 0
+    assert len(training._draw_steps(rng, frames, counts, 3, "moving")) == 3
+
+
+def _px(frame: np.ndarray) -> torch.Tensor:
+    return torch.from_numpy(frame).permute(2, 0, 1).float() / 255

@@ -319,3 +319,60 @@ def test_train_command_rejects_an_observer_without_parameters(tmp_path):
     result = CliRunner().invoke(main, ["bib", "train", "--observer", "no-such", "--train",
                                        str(tmp_path), "--out", str(tmp_path / "x.pt")])
     assert result.exit_code == 2 and "unknown bib observer" in result.output
+
+
+# ----------------------------------------------------------------------------- visit rules
+
+
+def test_body_rule_marks_every_cell_the_agents_icon_overlaps():
+    # an agent (12 px) centred on a cell corner overlaps 4 cells; its centre is in one
+    agent = Sprite(54, 54, 6, "./shapes/train/agents/pentagon.png", (0, 0, 9))
+    trial = Trial([Frame(walls=BORDER, objects=(), agent=agent)])
+    assert md.visit_cells(trial, "centre") == [frozenset({(6, 3)})]
+    assert md.visit_cells(trial, "body") == [frozenset({(6, 2), (6, 3), (7, 2), (7, 3)})]
+    # an icon edge on a cell boundary is no overlap: centred in a cell, it overlaps that cell
+    centred = Sprite(44, 44, 6, "./shapes/train/agents/pentagon.png", (0, 0, 9))
+    assert md.visit_cells(Trial([Frame(walls=BORDER, objects=(), agent=centred)]),
+                          "body") == [frozenset({(7, 2)})]
+    with pytest.raises(UserError, match="visit rule"):
+        md.visit_cells(trial, "corner")
+
+
+def test_body_rule_marks_the_goal_the_agent_stops_against():
+    # BIB agents stop touching the goal (centres 7-12.5 px apart): the centre can stay in the
+    # cell before the object's, the icon reaches into it. The centre rule then never shows
+    # which object the agent went to (docs/mask.md: why preference was at chance).
+    heart = _sprite((7, 2), "./shapes/train/objects/heart.png")
+    points = [(x, 50.0) for x in range(30, 140, 2)]  # stops with its centre 12 px before
+    frames = [Frame(walls=BORDER, objects=(heart,),
+                    agent=Sprite(x - 6, y - 6, 6, "./shapes/train/agents/pentagon.png", (0, 0, 9)))
+              for x, y in points]
+    trial = Trial(frames)
+    goal = md.point_cell(*heart.center)
+    assert md.visited_mask(trial, rule="centre")[goal] == 0
+    assert md.visited_mask(trial, rule="body")[goal] == 1
+    assert (md.visited_mask(trial, rule="body") >= md.visited_mask(trial)).all()
+
+
+def test_step_surprise_takes_cell_sets():
+    proba = np.full((10, 10), 0.5)
+    proba[0, 0], proba[0, 1] = 0.9, 0.01
+    as_cells = step_surprise(proba, [(0, 0)] * 10 + [(0, 1)] * 5, rate=10)
+    as_sets = step_surprise(proba, [frozenset({(0, 0)})] * 10 + [frozenset({(0, 1)})] * 5,
+                            rate=10)
+    assert as_sets == pytest.approx(as_cells)
+    both = step_surprise(proba, [frozenset({(0, 0), (0, 1)})], rate=10)
+    assert both == pytest.approx([-np.log(0.01)])
+
+
+def test_visit_rule_is_part_of_the_config_and_checkpoints_without_it_are_centre():
+    with pytest.raises(UserError, match="visit_rule"):
+        MaskConfig(visit_rule="corner")
+    data = MaskConfig().to_json()
+    del data["visit_rule"]  # a checkpoint written before the option
+    assert MaskConfig.from_json(data).visit_rule == "centre"
+    episode = _preference_episode(np.random.default_rng(0), True)
+    body = MaskObserver(visit_rule="body")
+    _, masks = md.episode_arrays(episode, md.ChannelMap(), "body")
+    assert (masks >= md.episode_arrays(episode, md.ChannelMap())[1]).all()
+    assert len(body.surprise_per_step(episode)) > 0

@@ -51,12 +51,20 @@ PAPER_BACKGROUND = {"single_object": (0.88, 0.67), "preference": (0.92, 0.57),
 @click.option("--fam-trials", "fam_trials", default=None, type=click.IntRange(1, 8),
               help="video: in training, average N random familiarization trials' embeddings "
                    "(default: all 8; rating always uses 8).")
+@click.option("--step-sampling", "step_sampling", type=click.Choice(["all", "moving"]),
+              default=None,
+              help="video: draw the --test-steps among all test steps (default) or only among "
+                   "those where the frame changes (moving).")
+@click.option("--visit-rule", "visit_rule", type=click.Choice(["centre", "body"]), default=None,
+              help="mask: a visited cell is the agent centre's (centre, default) or any cell "
+                   "its icon overlaps (body; trains from --train episode files).")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 def train(observer_name: str, train_dirs: tuple[Path, ...], shards: Path | None, out: Path,
           epochs: int,
           max_episodes: int | None, seed: int, batch_size: int | None, lr: float | None,
           device: str, threads: int, frames: str | None, test_steps: int | None,
-          fam_trials: int | None, quiet: bool) -> None:
+          fam_trials: int | None, step_sampling: str | None, visit_rule: str | None,
+          quiet: bool) -> None:
     """Train a learned observer on expected-only training episodes and save a checkpoint.
 
     The training set is split 80/20 by sorted file name within each task (bib spec); the
@@ -74,6 +82,8 @@ def train(observer_name: str, train_dirs: tuple[Path, ...], shards: Path | None,
     if bool(train_dirs) == (shards is not None):
         raise UserError("give either --train DIR (episode files) or --shards DIR (made by "
                         "`socialbench bib shards`)")
+    if shards is not None and visit_rule == "body":
+        raise UserError("--shards hold centre-rule masks: train --visit-rule body from --train DIR")
     if shards is not None and max_episodes is not None:
         raise UserError("--max-episodes applies to --train; build smaller shards instead")
     if frames is not None and observer_name != "video":
@@ -81,11 +91,14 @@ def train(observer_name: str, train_dirs: tuple[Path, ...], shards: Path | None,
                         f"takes none")
     torch.set_num_threads(threads)
     started = time.perf_counter()
-    if (test_steps is not None or fam_trials is not None) and observer_name != "video":
-        raise UserError(f"--test-steps and --fam-trials are the video model's; observer "
-                        f"{observer_name!r} takes neither")
+    if (test_steps is not None or fam_trials is not None or step_sampling is not None) and \
+            observer_name != "video":
+        raise UserError(f"--test-steps, --fam-trials and --step-sampling are the video model's; "
+                        f"observer {observer_name!r} takes none of them")
+    if visit_rule is not None and observer_name != "mask":
+        raise UserError(f"--visit-rule is the mask model's; observer {observer_name!r} takes none")
     given = {"batch_size": batch_size, "lr": lr, "device": None if device == "cpu" else device,
-             "test_steps": test_steps, "fam_trials": fam_trials}
+             "test_steps": test_steps, "fam_trials": fam_trials, "step_sampling": step_sampling}
     options = {"epochs": epochs, "seed": seed, **{k: v for k, v in given.items() if v is not None}}
     if shards is not None:
         _, metrics = train_from_shards(observer_name, shards, out=out, progress=not quiet,
@@ -93,7 +106,8 @@ def train(observer_name: str, train_dirs: tuple[Path, ...], shards: Path | None,
     else:
         _, metrics = train_observer(observer_name, train_dirs, out=out,
                                     max_per_task=max_episodes, progress=not quiet,
-                                    observer_options=frames and {"frames": frames}, **options)
+                                    observer_options=(frames and {"frames": frames}) or
+                                    (visit_rule and {"visit_rule": visit_rule}), **options)
     elapsed = time.perf_counter() - started
     if observer_name == "video":
         _print_mse(metrics)

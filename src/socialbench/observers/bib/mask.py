@@ -52,14 +52,15 @@ from socialbench.core.progress import progress_bar
 from socialbench.core.seeding import rng_for
 from socialbench.observers.bib.mask_data import (
     N_CHANNELS,
+    VISIT_RULES,
     ChannelMap,
     EpisodeArrays,
-    agent_cells,
     episode_arrays,
     files_key,
     load_arrays,
     save_arrays,
     tensorize,
+    visit_cells,
 )
 from socialbench.observers.bib.shards import ShardSet, prefetched
 from socialbench.observers.bib.torch_files import read_torch_dict
@@ -87,6 +88,9 @@ class MaskConfig:
     rate: int = RATE
     surprise_mode: str = "new-cell"
     channels: ChannelMap = field(default_factory=ChannelMap)
+    # which cells the agent visits, in the masks and in the surprise (mask_data.VISIT_RULES):
+    # "centre" (the default, every checkpoint before the option) or "body" (docs/mask.md)
+    visit_rule: str = "centre"
 
     def __post_init__(self) -> None:
         if self.surprise_mode not in SURPRISE_MODES:
@@ -94,6 +98,9 @@ class MaskConfig:
                             f"got {self.surprise_mode!r}")
         if self.rate < 1:
             raise UserError(f"rate must be a positive number of frames, got {self.rate}")
+        if self.visit_rule not in VISIT_RULES:
+            raise UserError(f"visit_rule must be one of {', '.join(VISIT_RULES)}, "
+                            f"got {self.visit_rule!r}")
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -261,10 +268,11 @@ class MaskObserver(LearnedObserver[EpisodeView[Trial]]):
     def steps_by_mode(self, episode: EpisodeView[Trial],
                       modes: Sequence[str] = SURPRISE_MODES) -> dict[str, np.ndarray]:
         """The per-step surprise in each of ``modes``, all from one prediction."""
-        states, masks = episode_arrays(episode, self.config.channels)
+        rule = self.config.visit_rule
+        states, masks = episode_arrays(episode, self.config.channels, rule)
         arrays = EpisodeArrays(states[None], masks[None], np.array([""]), np.array([""]))
         proba = self.predict_proba(arrays)[0].astype(np.float64)
-        cells = agent_cells(episode.test)
+        cells = visit_cells(episode.test, rule)
         return {mode: step_surprise(proba, cells, self.config.rate, mode) for mode in modes}
 
     # --- training ------------------------------------------------------------------------
@@ -397,17 +405,22 @@ class MaskObserver(LearnedObserver[EpisodeView[Trial]]):
             if episodes.channels != self.config.channels:
                 raise UserError(f"the shards under {episodes.root} were built with another "
                                 f"channel map than the model's; rebuild them")
+            if self.config.visit_rule != "centre":
+                raise UserError(f"the shards under {episodes.root} hold centre-rule masks; "
+                                f"visit_rule {self.config.visit_rule!r} trains from episodes")
             return episodes
         if isinstance(episodes, EpisodeArrays):
             return episodes
         key = None
         if cache is not None and isinstance(episodes, EpisodeFiles):
             key = files_key(episodes.paths, self.config.channels)
+            if self.config.visit_rule != "centre":  # centre: the key every cache was made with
+                key += f"|{self.config.visit_rule}"
             if (cached := load_arrays(cache, key)) is not None:
                 return cached
         with progress_bar(show=progress and len(episodes) > 0) as bar:
             arrays = tensorize(bar.track(episodes, description="reading episodes"),
-                               self.config.channels)
+                               self.config.channels, self.config.visit_rule)
         if key is not None and cache is not None:
             save_arrays(cache, arrays, key)
         return arrays
@@ -466,11 +479,13 @@ class MaskObserver(LearnedObserver[EpisodeView[Trial]]):
 # ----------------------------------------------------------------------------- helpers
 
 
-def step_surprise(proba: np.ndarray, cells: Sequence[tuple[int, int] | None], rate: int,
-                  mode: str = "new-cell") -> np.ndarray:
+def step_surprise(proba: np.ndarray,
+                  cells: Sequence[tuple[int, int] | frozenset[tuple[int, int]] | None],
+                  rate: int, mode: str = "new-cell") -> np.ndarray:
     """Per rated step (frames ``0, rate, 2 rate, ...`` and the last), the surprise of the path.
 
-    ``proba``: ``(10, 10)`` predicted visit probabilities; ``cells``: the agent's cell per frame.
+    ``proba``: ``(10, 10)`` predicted visit probabilities; ``cells``: per frame the agent's
+    cell, or the set of cells it visits (:func:`.mask_data.visit_cells`).
     """
     if not cells:
         return np.zeros(0)
@@ -482,7 +497,7 @@ def step_surprise(proba: np.ndarray, cells: Sequence[tuple[int, int] | None], ra
     out = np.zeros(len(checkpoints))
     previous = -1
     for step, frame in enumerate(checkpoints):
-        new = {c for c in cells[previous + 1: frame + 1] if c is not None} - seen
+        new = {c for group in cells[previous + 1: frame + 1] for c in _cell_set(group)} - seen
         seen |= new
         previous = frame
         if mode == "new-cell":
@@ -490,6 +505,13 @@ def step_surprise(proba: np.ndarray, cells: Sequence[tuple[int, int] | None], ra
         else:
             out[step] = float(np.mean([nll[c] for c in seen])) if seen else 0.0
     return out
+
+
+def _cell_set(group: tuple[int, int] | frozenset[tuple[int, int]] | None,
+              ) -> frozenset[tuple[int, int]]:
+    if group is None:
+        return frozenset()
+    return group if isinstance(group, frozenset) else frozenset([group])
 
 
 def precision_recall(predicted: np.ndarray, truth: np.ndarray) -> tuple[float, float]:

@@ -46,6 +46,9 @@ OTHER_AGENT = PAPER_CHANNELS + 1
 N_CHANNELS = PAPER_CHANNELS + 2
 
 CACHE_FORMAT = "socialbench-mask-arrays/1"
+# What "a cell the agent visited" means (the paper does not say): "centre", the cell of the
+# agent's centre (ours, the first reading); "body", every cell the agent's 12-px icon overlaps.
+VISIT_RULES = ("centre", "body")
 
 
 @dataclass(frozen=True)
@@ -130,12 +133,38 @@ def agent_cells(trial: Trial) -> list[tuple[int, int] | None]:
     return [point_cell(*c) if c is not None else None for c in trial.agent_path]
 
 
-def visited_mask(trial: Trial, upto: int | None = None) -> np.ndarray:
-    """``(10, 10)`` uint8: 1 where the agent's centre was in frames ``0..upto`` (all if None)."""
+def body_cells(trial: Trial) -> list[frozenset[tuple[int, int]]]:
+    """Per frame, the cells the agent's icon overlaps (by more than an edge; empty where the
+    frame lacks the agent)."""
+    out = []
+    for frame in trial.frames:
+        agent = frame.agent
+        if agent is None:
+            out.append(frozenset())
+            continue
+        x0, y0, x1, y1 = agent.x, agent.y, agent.x + 2 * agent.half, agent.y + 2 * agent.half
+        cols = range(max(int(x0 // CELL), 0), min(int(np.ceil(x1 / CELL)), GRID))
+        rows = range(max(int(y0 // CELL), 0), min(int(np.ceil(y1 / CELL)), GRID))
+        out.append(frozenset((GRID - 1 - r, c) for r in rows for c in cols))
+    return out
+
+
+def visit_cells(trial: Trial, rule: str = "centre") -> list[frozenset[tuple[int, int]]]:
+    """Per frame, the cells the agent counts as visiting under ``rule`` (:data:`VISIT_RULES`)."""
+    if rule == "body":
+        return body_cells(trial)
+    if rule != "centre":
+        raise UserError(f"visit rule must be one of {', '.join(VISIT_RULES)}, got {rule!r}")
+    return [frozenset() if c is None else frozenset([c]) for c in agent_cells(trial)]
+
+
+def visited_mask(trial: Trial, upto: int | None = None, rule: str = "centre") -> np.ndarray:
+    """``(10, 10)`` uint8: 1 where the agent was in frames ``0..upto`` (all if None): its
+    centre's cell (``rule`` "centre") or every cell its icon overlaps ("body")."""
     mask = np.zeros((GRID, GRID), dtype=np.uint8)
-    cells = agent_cells(trial)
-    for cell in cells if upto is None else cells[: upto + 1]:
-        if cell is not None:
+    cells = visit_cells(trial, rule)
+    for group in cells if upto is None else cells[: upto + 1]:
+        for cell in group:
             mask[cell] = 1
     return mask
 
@@ -176,25 +205,27 @@ class EpisodeArrays:
         return digest.hexdigest()
 
 
-def episode_arrays(episode: Episode | EpisodeView[Trial],
-                   channels: ChannelMap) -> tuple[np.ndarray, np.ndarray]:
-    """One episode's ``(9, C, 10, 10)`` states and ``(9, 10, 10)`` masks."""
+def episode_arrays(episode: Episode | EpisodeView[Trial], channels: ChannelMap,
+                   rule: str = "centre") -> tuple[np.ndarray, np.ndarray]:
+    """One episode's ``(9, C, 10, 10)`` states and ``(9, 10, 10)`` masks (``rule``: the
+    visit rule, :data:`VISIT_RULES`)."""
     if len(episode.trials) != N_TRIALS:
         raise UserError(f"an episode with {len(episode.trials)} trials; BIB episodes have "
                         f"{N_TRIALS}")
     states = np.stack([trial_state(t, channels) for t in episode.trials])
-    masks = np.stack([visited_mask(t) for t in episode.trials])
+    masks = np.stack([visited_mask(t, rule=rule) for t in episode.trials])
     return states, masks
 
 
-def tensorize(episodes: Iterable[Episode], channels: ChannelMap) -> EpisodeArrays:
+def tensorize(episodes: Iterable[Episode], channels: ChannelMap,
+              rule: str = "centre") -> EpisodeArrays:
     """Stack the arrays of many episodes (streamed: episodes are dropped once converted)."""
     states, masks, tasks, names = [], [], [], []
     for episode in episodes:
         if len(episode.trials) != N_TRIALS:
             raise DataFileError(episode.name or "episode", f"has {len(episode.trials)} trials; "
                                 f"BIB episodes have {N_TRIALS}")
-        s, m = episode_arrays(episode, channels)
+        s, m = episode_arrays(episode, channels, rule)
         states.append(s)
         masks.append(m)
         tasks.append(episode.task or "")

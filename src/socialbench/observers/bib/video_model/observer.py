@@ -32,6 +32,7 @@ from socialbench.observers.bib.video_model.frame_source import frame_drawer
 from socialbench.observers.bib.video_model.network import VideoConfig, VideoNet
 from socialbench.observers.bib.video_model.training import (
     SHARDS_IN_MEMORY,
+    STEP_SAMPLINGS,
     Shard,
     make_batch,
     resolve_device,
@@ -93,7 +94,7 @@ class VideoObserver(LearnedObserver[EpisodeView[Trial]]):
     def fit(self, train_set: Sequence[Episode], validation: Sequence[Episode] = (), *,
             epochs: int = 5, batch_size: int = 4, lr: float = 1e-4, seed: int = 0,
             device: str = "cpu", test_steps: int | None = None, fam_trials: int | None = None,
-            state_path: Path | None = None,
+            step_sampling: str = "all", state_path: Path | None = None,
             cache_prefix: Path | None = None, progress: bool = True,
             **unused: Any) -> dict[str, float]:
         """Train from scratch, or resume ``state_path``; return the last epoch's metrics.
@@ -103,7 +104,9 @@ class VideoObserver(LearnedObserver[EpisodeView[Trial]]):
         ``device``: ``cpu`` (deterministic: same seed and threads, same weights) or ``cuda``.
         ``test_steps``: train on that many random test steps of each episode per epoch (ours;
         default all, :mod:`.training`); ``fam_trials``: in training, average that many random
-        familiarization trials' embeddings (ours; default all 8; rating always uses 8).
+        familiarization trials' embeddings (ours; default all 8; rating always uses 8);
+        ``step_sampling`` ``moving``: draw those test steps among the ones where the frame
+        changes (ours; default ``all``, :mod:`.training`).
         """
         if unused:
             raise UserError(f"unknown video training option(s): {', '.join(sorted(unused))}")
@@ -111,6 +114,11 @@ class VideoObserver(LearnedObserver[EpisodeView[Trial]]):
                                                        test_steps < 1):
             raise UserError("epochs, batch size and test steps must be >= 1 and the learning "
                             "rate > 0")
+        if step_sampling not in STEP_SAMPLINGS:
+            raise UserError(f"step sampling must be one of {', '.join(STEP_SAMPLINGS)}, got "
+                            f"{step_sampling!r}")
+        if step_sampling != "all" and test_steps is None:
+            raise UserError("--step-sampling moving draws --test-steps N steps: give N")
         if fam_trials is not None and not 1 <= fam_trials <= N_FAMILIARIZATION:
             raise UserError(f"familiarization trials per episode must be 1-{N_FAMILIARIZATION}")
         where = resolve_device(device)
@@ -122,6 +130,8 @@ class VideoObserver(LearnedObserver[EpisodeView[Trial]]):
                       "batch_size": batch_size, "lr": lr, "seed": seed,
                       "test_steps": test_steps, "fam_trials": fam_trials,
                       "shards_in_memory": SHARDS_IN_MEMORY}
+        if step_sampling != "all":  # "all": the key runs before the option were resumed with
+            resume_key["step_sampling"] = step_sampling
         deterministic = torch.are_deterministic_algorithms_enabled()
         torch.use_deterministic_algorithms(where.type == "cpu")
         try:
@@ -134,14 +144,15 @@ class VideoObserver(LearnedObserver[EpisodeView[Trial]]):
             history = train(self.net, shards, held_out, epochs=epochs, batch_size=batch_size,
                             lr=lr, seed=seed, device=where, state_path=state_path and
                             Path(state_path), resume_key=resume_key, progress=progress,
-                            log=log, test_steps=test_steps, fam_trials=fam_trials)
+                            log=log, test_steps=test_steps, fam_trials=fam_trials,
+                            step_sampling=step_sampling)
         finally:
             torch.use_deterministic_algorithms(deterministic)
         self.net.to("cpu").eval()
         self.device = torch.device("cpu")
         self.training_info = {"epochs": epochs, "batch_size": batch_size, "lr": lr,
                               "seed": seed, "device": str(where), "test_steps": test_steps,
-                              "fam_trials": fam_trials,
+                              "fam_trials": fam_trials, "step_sampling": step_sampling,
                               "history": history}
         return {k: float(v) for k, v in history[-1].items() if k != "epoch"} if history else {}
 
