@@ -5,10 +5,13 @@ Measured on the real preference episodes (``benchmarks/bib_scene_stats.py`` prin
 trials of 136-160 frames; an object roaming ~2 cells across familiarization; 2-4 border cells
 listed among the random walls (so listed twice, besides the ring's own ``(0, 0)``); named
 colours such as navy, dark orange and dodger blue; the agent's steps (a 1-px step at every
-turn, as at a trial's start). :data:`RELEASED` reproduces these (the default); :data:`TIDY` is
-the generator's earlier look, byte for byte (``--scene-style tidy``); :data:`RELEASED_V1` is
-the released scenes with the earlier motion (no 1-px turn steps), byte for byte as the default
-was before it (``--scene-style released-v1``).
+turn, as at a trial's start), and objects placed in view of the start at a slant, so that walks
+go straight about as often, and at the same slants, as the real ones.
+:data:`RELEASED` reproduces these (the default); :data:`TIDY` is the generator's earlier look,
+byte for byte (``--scene-style tidy``); :data:`RELEASED_V2` is the released style before
+objects were placed in view (``--scene-style released-v2``) and :data:`RELEASED_V1` that with
+the earlier motion too (no 1-px turn steps, ``--scene-style released-v1``), each byte for byte
+as the default was before the change.
 
 The style is set for the duration of one episode's build (:func:`using`) and read by the scene
 helpers in :mod:`socialbench.bib.world`, so task recipes keep their signatures.
@@ -71,6 +74,10 @@ class SceneStyle:
     released_colors: bool  # the named palettes above, or the tidy palette of world.PALETTE
     # The agent's first step after a turn, px (motion.walk's turn_first); None: a full step.
     turn_step: float | None = None
+    # Objects a real trial's walk from the start are drawn, where any are, among the cells the
+    # agent sees from its start at a slope (minor / major axis) in this band (world.in_view);
+    # None: anywhere in reach.
+    view_slopes: tuple[float, float] | None = None
 
 
 TIDY = SceneStyle("tidy", object_reach=4, home_reach=4, walls=None, region_radius=1,
@@ -80,11 +87,13 @@ TIDY = SceneStyle("tidy", object_reach=4, home_reach=4, walls=None, region_radiu
 # files' cell offsets span -10..9 px (a centre stays in its cell); home up to 8.
 RELEASED = SceneStyle("released", object_reach=10, home_reach=8, walls=(8, 16), region_radius=2,
                       region_gap=2, border_repeats=(2, 5), trial_frames=(136, 160),
-                      released_colors=True, turn_step=1.0)
-# The released scenes as generated before the 1-px turn steps (the statistics table in
-# docs/bib.md, "The agent's steps", compares the two).
-RELEASED_V1 = replace(RELEASED, name="released-v1", turn_step=None)
-STYLES = {s.name: s for s in (RELEASED, TIDY, RELEASED_V1)}
+                      released_colors=True, turn_step=1.0, view_slopes=(0.2, 0.7))
+# The released style before objects were drawn in view of the start, byte for byte as the
+# default made it from commit db82b19 up to this option (docs/bib.md, "The agent's steps").
+RELEASED_V2 = replace(RELEASED, name="released-v2", view_slopes=None)
+# ... and before the 1-px turn steps too (the default up to commit 775409a).
+RELEASED_V1 = replace(RELEASED_V2, name="released-v1", turn_step=None)
+STYLES = {s.name: s for s in (RELEASED, TIDY, RELEASED_V1, RELEASED_V2)}
 DEFAULT_STYLE = RELEASED.name
 
 _CURRENT: ContextVar[SceneStyle] = ContextVar("bib_scene_style", default=RELEASED)

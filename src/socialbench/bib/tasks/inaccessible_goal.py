@@ -49,7 +49,7 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
 
     def draw() -> Layout:
         # Released style: the goal within a real trial's walk of the start.
-        a = pick(rng, within_reach(home_cell, blocked, far(home_cell, 2, blocked)))
+        a = pick(rng, within_reach(home_cell, blocked, far(home_cell, 2, blocked), start=home))
         b = pick(rng, far(a, 3, blocked, exclude=[home_cell]))
         objects = tuple(object_icon(look, place(rng, c, blocked, OBJECT_HALF))
                         for look, c in zip(looks.objects, (a, b), strict=True))
@@ -64,7 +64,7 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
     pref_cell = pick(rng, fresh)
     enclosure = [c for c in ring(pref_cell) if not blocked[c]]
     other_cell = pick(rng, within_reach(home_cell, blocked, far(
-        home_cell, 2, blocked, exclude=[pref_cell, *enclosure])))
+        home_cell, 2, blocked, exclude=[pref_cell, *enclosure]), start=home))
     if home_cell in enclosure:
         raise Resample("start inside the enclosure")
     # The preferred object's square stays clear of its enclosure (placed as if walled in).

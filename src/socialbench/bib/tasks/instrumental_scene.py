@@ -114,7 +114,8 @@ def _released_cells(rng: np.random.Generator, layout: Layout) -> tuple[Cell, Cel
     blocked = layout.blocked()
     start, goal = cell_of(layout.home), layout.objects[0].cell
     taken = [start, goal]
-    key_cell = pick(rng, within_reach(start, blocked, far(start, 1, blocked, exclude=taken)))
+    key_cell = pick(rng, within_reach(start, blocked, far(start, 1, blocked, exclude=taken),
+                                      start=layout.home))
     lock_cell = pick(rng, within_reach(key_cell, blocked,
                                        far(key_cell, 2, blocked, exclude=[*taken, key_cell])))
     walls_only = layout.blocked(with_fuse=False)

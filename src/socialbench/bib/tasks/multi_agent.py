@@ -59,9 +59,9 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
         walls = random_walls(rng, wall_count(rng), keep_free=cells_under(home, HOME_HALF))
         blocked = Layout(walls, home, familiar).blocked()
         # Released style: both objects within a real trial's walk of the start.
-        a = pick(rng, within_reach(home_cell, blocked, far(home_cell, 2, blocked)))
+        a = pick(rng, within_reach(home_cell, blocked, far(home_cell, 2, blocked), start=home))
         b = pick(rng, within_reach(home_cell, blocked, far(a, OBJECT_SPREAD, blocked,
-                                                           exclude=[home_cell])))
+                                                           exclude=[home_cell]), start=home))
         objects = tuple(object_icon(look, place(rng, c, blocked, OBJECT_HALF))
                         for look, c in zip(looks.objects, (a, b), strict=True))
         return Layout(walls, home, familiar, objects)

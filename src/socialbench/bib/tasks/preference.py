@@ -50,9 +50,10 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
     look = style.current()  # released: regions near the start (real trial lengths), wider
     home_cell = pick(rng, free_cells(blocked))
     home = place(rng, home_cell, blocked, HOME_HALF)
-    region_a = pick(rng, within_reach(home_cell, blocked, far(home_cell, 2, blocked)))
+    region_a = pick(rng, within_reach(home_cell, blocked, far(home_cell, 2, blocked),
+                                       start=home))
     region_b = pick(rng, within_reach(home_cell, blocked, far(region_a, look.region_gap, blocked,
-                                                              exclude=[home_cell])))
+                                                              exclude=[home_cell]), start=home))
     if max(abs(region_b[0] - home_cell[0]), abs(region_b[1] - home_cell[1])) < 2:
         raise Resample("second region too close to the start")
     regions = [region_a, region_b] if rng.integers(2) == 0 else [region_b, region_a]
@@ -65,7 +66,8 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
             # overlap and the agent touch both (observers' bug report).
             apart = [n for c in cells for n in ring(c)]
             cells.append(pick(rng, within_reach(home_cell, blocked, near(
-                region, look.region_radius, blocked, exclude=[home_cell, *cells, *apart]))))
+                region, look.region_radius, blocked, exclude=[home_cell, *cells, *apart]),
+                start=home)))
         objects = tuple(object_icon(looked, place(rng, c, blocked, OBJECT_HALF))
                         for looked, c in zip(looks.objects, cells, strict=True))
         return Layout(walls, home, agent, objects)
