@@ -3,7 +3,8 @@
 Generates a few episodes of every evaluation and background task (with video) into a temporary
 folder, checks them with the validator (files, pairs, videos, manifest), prints a table of what
 was made and the generator's audit statistics, then rates the evaluation pairs with the
-shortcut observers and inverse planning (the table of ``socialbench bib audit``).
+shortcut observers and inverse planning (the table of ``socialbench bib audit``) and with the
+learned planner's shipped checkpoint (``bib_learned``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from socialbench.bib.generate import SPLITS, audit_table, generate
 from socialbench.bib.published import RELATIVE_ACCURACY
 from socialbench.bib.validate import validate_dataset
 from socialbench.commands.bib.audit import LABELS
+from socialbench.commands.tour.bib_learned import learned_rows
 from socialbench.core.runner import META_DIR, verify_manifest
 from socialbench.observers.bib.evaluation import compare_observers
 from socialbench.voe.report import comparison_table
@@ -79,3 +81,4 @@ def tour(console: Console, quick: bool = True) -> None:
         console.print(audit_table(eval_audit))
         console.print(audit_table(train_audit))
         _observers(console, eval_root, quick)
+        learned_rows(console, eval_root, quick)

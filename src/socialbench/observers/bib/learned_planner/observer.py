@@ -42,6 +42,9 @@ CHECKPOINT_FORMAT = "socialbench-bib-learned-planner-v1"
 STATE_FORMAT = "socialbench-bib-learned-planner-state-v1"
 MAX_SURPRISE = 50.0  # nats: the rating of a step the model all but rules out
 MAX_BYTES = 1 << 20  # a checkpoint holds a dozen numbers
+# The checkpoint measured in docs/beyond.md (b17_run2), shipped so that `socialbench run` can
+# rate with it; read like any other (weights_only).
+SHIPPED_CHECKPOINT = Path(__file__).with_name("shipped.pt")
 
 
 def episode_arrays(episode: Episode | EpisodeView[Trial]) -> list[TrialArrays]:
@@ -169,6 +172,11 @@ class LearnedPlanner(LearnedObserver[EpisodeView[Trial]]):
                                             f"with `socialbench bib train --observer {NAME}`") \
                 from None
         return observer
+
+    @classmethod
+    def shipped(cls) -> LearnedPlanner:
+        """The checkpoint that ships with the package (:data:`SHIPPED_CHECKPOINT`)."""
+        return cls.load(SHIPPED_CHECKPOINT)
 
 
 def _device(name: str | None) -> torch.device:
