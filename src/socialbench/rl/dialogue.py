@@ -57,14 +57,19 @@ class Listener:
     """Per environment: the token sequence the model reads this step.
 
     ``mode`` is "history" (everything heard this episode, empty steps skipped) or "current"
-    (this step's utterance, or the single "NA" token when nothing was heard).
+    (this step's utterance, or the single "NA" token when nothing was heard). ``start``: what a
+    history holds before anything is heard (the released environment's opening line; empty by
+    default).
     """
 
-    def __init__(self, num_envs: int, mode: str = "history") -> None:
+    def __init__(self, num_envs: int, mode: str = "history",
+                 start: tuple[int, ...] = ()) -> None:
         if mode not in ("history", "current"):
             raise ValueError(f"dialogue mode must be 'history' or 'current', got {mode!r}")
+        if start and mode != "history":
+            raise ValueError("only a dialogue history has an opening line")
         self.mode = mode
-        self.empty: tuple[int, ...] = () if mode == "history" else (NA_TOKEN,)
+        self.empty: tuple[int, ...] = tuple(start) if mode == "history" else (NA_TOKEN,)
         self.inputs: list[tuple[int, ...]] = [self.empty] * num_envs
 
     def hear(self, utterances: np.ndarray) -> None:

@@ -36,9 +36,14 @@ HEAD_HIDDEN = 64  # BabyAI actor/critic: Linear(128, 64)-tanh-Linear
 HEAD_SIZES = {"primitive": 8, "speak": 2, "template": 4, "noun": 16}  # SocialAI 0.1, A.2
 BOW_MAX_VALUE = 147  # BabyAI's ImageBOWEmbedding: cell values below 147 in each channel
 # Token ids: the vocabulary's words, 0 = padding; one extra id for the current-dialogue
-# variant's "NA" (nothing heard this step).
+# variant's "NA" (nothing heard this step); then, with ``history_start``, the five words of the
+# released environment's opening line.
 NA_TOKEN = VOCAB_SIZE
 TOKENS = VOCAB_SIZE + 1
+# The released TalkItOut starts every episode's utterance history with "This is what you hear."
+# (its ``beginning_string``), so the baseline never reads an empty dialogue.
+HISTORY_START_WORDS = ("this", "is", "what", "you", "hear")
+HISTORY_START = tuple(range(TOKENS, TOKENS + len(HISTORY_START_WORDS)))
 
 MODELS = ("mh-babyai", "deaf")
 TEXT_ENCODERS = ("gru", "bigru", "attgru")
@@ -64,6 +69,12 @@ class ModelConfig:
     - ``text``: "gru" (paper), "bigru" or "attgru" (Figure 4; BabyAI's encoders).
     - ``vision``: "conv" (paper) or "bow" (Figure 4; BabyAI's bag-of-words cell embedding).
     - ``channels``: image channels (3; 4 with the released code's NPC direction channel).
+    - ``history_start``: the dialogue history opens with the released environment's
+      "This is what you hear." (:data:`HISTORY_START_WORDS`), so it is never empty (the paper
+      does not say; the released code, which made Table 1, does). False: an empty history
+      until an NPC speaks, encoded as zeros, which leaves both FiLM blocks' modulation at
+      ``x * W(0) + B(0) = 0`` on every frame before the first answer (runs made before this
+      option existed load with False).
     """
 
     deaf: bool = False
@@ -72,6 +83,7 @@ class ModelConfig:
     text: str = "gru"
     vision: str = "conv"
     channels: int = 3
+    history_start: bool = True
 
     def __post_init__(self) -> None:
         for name, allowed in (("dialogue", DIALOGUES), ("text", TEXT_ENCODERS),
@@ -89,7 +101,15 @@ class ModelConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ModelConfig:
-        return cls(**known_fields(cls, data))
+        # Configs saved before history_start existed read an empty history at first.
+        return cls(**{"history_start": False, **known_fields(cls, data)})
+
+    @property
+    def start_tokens(self) -> tuple[int, ...]:
+        """What the dialogue input holds before anything is heard in an episode."""
+        if self.deaf or self.dialogue != "history" or not self.history_start:
+            return ()
+        return HISTORY_START
 
     @property
     def name(self) -> str:
@@ -183,7 +203,8 @@ class MHBabyAI(nn.Module):
             nn.Conv2d(first_in, EMBED, 3, padding=1), GroupedBatchNorm2d(EMBED), nn.ReLU(),
             nn.Conv2d(EMBED, EMBED, 3, padding=1), GroupedBatchNorm2d(EMBED), nn.ReLU())
         if not config.deaf:
-            self.word_embedding = nn.Embedding(TOKENS, EMBED, padding_idx=0)
+            tokens = TOKENS + (len(HISTORY_START) if config.history_start else 0)
+            self.word_embedding = nn.Embedding(tokens, EMBED, padding_idx=0)
             bidirectional = config.text in ("bigru", "attgru")
             self.text_rnn = nn.GRU(EMBED, EMBED // 2 if bidirectional else EMBED,
                                    batch_first=True, bidirectional=bidirectional)

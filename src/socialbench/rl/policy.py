@@ -51,7 +51,7 @@ class Actor:
     def __init__(self, model: MHBabyAI, num_envs: int, device: torch.device,
                  autocast: bool = False) -> None:
         self.model, self.device, self.autocast = model, device, autocast
-        self.listener = Listener(num_envs, model.config.dialogue)
+        self.listener = Listener(num_envs, model.config.dialogue, model.config.start_tokens)
         self.new_table()
 
     def new_table(self) -> None:

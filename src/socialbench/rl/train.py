@@ -21,7 +21,7 @@ import math
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -125,12 +125,15 @@ class Run:
             raise UserError(f"{self.out} already holds a run; pass --resume to continue it "
                             f"or choose another --out")
         self.out.mkdir(parents=True, exist_ok=True)
+        state = load_checkpoint(checkpoint) if checkpoint.exists() else None
+        if state is not None and "history_start" not in state["run"]["model"]:
+            # Made before the option existed: it continues with the input it started with.
+            self.run = run = replace(run, model=replace(run.model, history_start=False))
         self.trainer = PPOTrainer(make_envs(run), run.model, run.ppo, run.seed, device,
                                   run.precision)
         self.window: deque[float] = deque(maxlen=ROLLING_EPISODES)
         self.seconds = 0.0
-        if checkpoint.exists():
-            state = load_checkpoint(checkpoint)
+        if state is not None:
             saved = RunConfig.from_dict(state["run"])
             if not saved.same_run(run):
                 raise UserError(f"{self.out} holds a different run ({saved.label}, "
