@@ -44,8 +44,8 @@ def learned_rows(console: Console, data_dir: Path, quick: bool) -> None:
     console.print(comparison_table(
         {"learned-planner (ours)": results}, published=RELATIVE_ACCURACY,
         models=PUBLISHED_COLUMNS, labels=LABELS,
-        title="BIB learned observer (shipped checkpoint) beside the published learned models "
-              "and HBToM: relative accuracy %"))
+        title="BIB learned observer (shipped checkpoint) vs published learned models: "
+              "relative accuracy %"))
     console.print(f"[dim]learned-planner on {len(ratings)} pairs in "
                   f"{time.perf_counter() - start:.1f} s; trained on "
                   f"{observer.training_info.get('episodes', '?')} background episodes only; the "
