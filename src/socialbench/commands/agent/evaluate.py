@@ -34,6 +34,10 @@ PROTOCOL_CHOICES = ("all", "G1", "G2", "G3", "G4")
               default="teacher-forced", show_default=True,
               help="ToMnet-G: train and rate on the per-step prediction from the observed "
                    "frames, or on the free rollout from the first frame (the paper's loop).")
+@click.option("--reduce", "tomnet_reduce", type=click.Choice(["max", "mean"]), default="max",
+              show_default=True,
+              help="ToMnet-G: a test video's rating from its per-step prediction errors: the "
+                   "largest, or their mean (docs/agent_observers.md).")
 @click.option("--absolute-positions", is_flag=True,
               help="ToMnet-G: absolute box centres (the paper as printed), not agent offsets.")
 @click.option("--conditioning", type=click.Choice(["gain", "embedding"]), default="gain",
@@ -72,6 +76,7 @@ PROTOCOL_CHOICES = ("all", "G1", "G2", "G3", "G4")
 @backend_options(reads=("data",))
 def evaluate(data: Path, observer: str, protocol: str, max_train_per_type: int | None,
              epochs: int, device: str, checkpoints: Path | None, tomnet_surprise: str,
+             tomnet_reduce: str,
              absolute_positions: bool, conditioning: str, orientation: bool,
              no_familiarization: bool,
              calibration: str, heatmap: Path | None, from_frames: bool,
@@ -131,7 +136,7 @@ def evaluate(data: Path, observer: str, protocol: str, max_train_per_type: int |
                             device=device, seed=seed, checkpoints=checkpoints,
                             episodes=episodes, surprise=tomnet_surprise,
                             relative=not absolute_positions, conditioning=conditioning,
-                            orientation=orientation, workers=workers)
+                            orientation=orientation, workers=workers, reduce=tomnet_reduce)
     types = sorted({p[0] for p in pairs})
     for name in protocols:
         result = run_protocol(rater, name, types)

@@ -156,10 +156,10 @@ class ToMnetRater(FoldRater):
                  checkpoints: Path | None, episodes: EpisodeSource | None = None,
                  surprise: str = "teacher-forced", relative: bool = True,
                  conditioning: str = "gain", orientation: bool = False,
-                 workers: int = 1) -> None:
+                 workers: int = 1, reduce: str = "max") -> None:
         from socialbench.observers.agent.tomnet_g.samples import sample_of
 
-        self.epochs, self.device, self.seed = epochs, device, seed
+        self.epochs, self.device, self.seed, self.reduce = epochs, device, seed, reduce
         self.checkpoints, self.progress = checkpoints, progress
         self.surprise, self.relative, self.conditioning = surprise, relative, conditioning
         self.orientation, self.workers = orientation, workers
@@ -224,7 +224,7 @@ class ToMnetRater(FoldRater):
               state_path=state, progress=self.progress, mode=self.surprise)
 
         def rating(sample: Any) -> float:
-            return surprise(model, sample, self.surprise, self.device)
+            return surprise(model, sample, self.surprise, self.device, self.reduce)
 
         return {t: [(rating(e), rating(s)) for e, s in self.test.get(t, [])]
                 for t in fold.test}

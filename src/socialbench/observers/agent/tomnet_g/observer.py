@@ -1,5 +1,6 @@
 """The registered ``tomnet-g`` observer: surprise = how far the observed agent is from the
-path the network predicts, per rated frame (the evaluation takes the mean; ``surprise.py``)."""
+path the network predicts, per rated frame (a video's rating: the largest, the interface's
+default ``reduce="max"``; ``surprise.py``)."""
 
 from __future__ import annotations
 
