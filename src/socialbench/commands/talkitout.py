@@ -5,7 +5,9 @@ They only parse and call; the learning commands import PyTorch only when run.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -57,10 +59,13 @@ def eval_command(ctx: click.Context, agent_name: str, variant: str, episodes: in
     journal = Path(f"{save}.partial") if save else None
     if checkpoint is not None:
         from socialbench.rl.evaluate import evaluate_checkpoint
+        from socialbench.rl.hierarchical.evaluate import evaluate_hierarchical
+        from socialbench.rl.hierarchical.trainer import is_hierarchical_checkpoint
 
         chosen = ctx.get_parameter_source("variant") == click.core.ParameterSource.COMMANDLINE
-        result = evaluate_checkpoint(checkpoint, variant if chosen else None, episodes,
-                                     seeds or 1, device)
+        score = evaluate_hierarchical if is_hierarchical_checkpoint(checkpoint) \
+            else evaluate_checkpoint
+        result = score(checkpoint, variant if chosen else None, episodes, seeds or 1, device)
         variant, agent_name = result.variant, result.agent
     else:
         result = evaluate(agent_name, variant, episodes, seeds or EVAL_SEEDS,
@@ -107,8 +112,10 @@ def solvable(variant: str, episodes: int, t_max: int) -> None:
 
 
 @talkitout.command()
-@click.option("--model", "model_name", type=click.Choice(["mh-babyai", "deaf"]),
-              default="mh-babyai", show_default=True, help="MH-BabyAI or Deaf-MH-BabyAI.")
+@click.option("--model", "model_name", type=click.Choice(["mh-babyai", "deaf", "hierarchical"]),
+              default="mh-babyai", show_default=True,
+              help="MH-BabyAI, Deaf-MH-BabyAI, or the hierarchical agent (built-in options, "
+                   "learned high level; docs/beyond.md).")
 @click.option("--exploration-bonus", is_flag=True,
               help="Add the episodic language exploration bonus (MH-BabyAI-EB).")
 @click.option("--variant", default="original", show_default=True,
@@ -136,10 +143,15 @@ def solvable(variant: str, episodes: int, t_max: int) -> None:
 @click.option("--threads", type=int, default=None, help="PyTorch CPU threads [all cores].")
 @click.option("--checkpoint-every", default=50, show_default=True,
               help="Updates between checkpoints.")
+@click.option("--ablation", default="full", show_default=True,
+              help="--model hierarchical only: feature columns zeroed (full, no-dialogue, "
+                   "no-reference, no-consistency).")
+@click.option("--success-bonus", default=2.0, show_default=True,
+              help="--model hierarchical only: added to the return of a successful episode.")
 def train(model_name: str, exploration_bonus: bool, variant: str, frames: int, seed: int,
           out: str, resume: bool, dialogue: str, no_memory: bool, text: str, vision: str,
           t_max: int, device: str, precision: str, threads: int | None,
-          checkpoint_every: int) -> None:
+          checkpoint_every: int, ablation: str, success_bonus: float) -> None:
     """Train an agent with recurrent PPO (SocialAI 0.1's hyperparameters)."""
     import torch
 
@@ -150,6 +162,10 @@ def train(model_name: str, exploration_bonus: bool, variant: str, frames: int, s
 
     if threads:
         torch.set_num_threads(threads)
+    if model_name == "hierarchical":
+        _train_hierarchical(variant, frames, seed, out, resume, t_max, device, ablation,
+                            success_bonus, checkpoint_every, exploration_bonus)
+        return
     try:
         model = ModelConfig(deaf=model_name == "deaf", dialogue=dialogue,
                             memory=not no_memory, text=text, vision=vision)
@@ -162,19 +178,45 @@ def train(model_name: str, exploration_bonus: bool, variant: str, frames: int, s
     with training_bar(f"{config.label} on {variant}") as bar:
         task = bar.add_task("frames", total=frames, completed=run.trainer.frames,
                             fps=0.0, success=float("nan"))
-
-        def show(row: dict) -> None:
-            bar.update(task, completed=row["frames"], fps=row["fps"],
-                       success=row["success_rolling"])
-            if not bar.console.is_terminal and row["update"] % 25 == 0:
-                # Redirected to a file: a plain line now and then instead of a live bar.
-                click.echo(f"update {row['update']}: {row['frames']:,} frames, "
-                           f"{row['fps']:.0f} FPS, success {row['success_rolling']:.3f}",
-                           err=True)
-
-        run.train(show)
+        run.train(_show_progress(bar, task, every=25))
     click.echo(f"{config.label} on {variant}: {run.trainer.frames:,} frames in "
                f"{run.seconds:.0f} s; run folder {out} (checkpoint.pt, log.csv, curve.png)")
+
+
+def _show_progress(bar: Any, task: Any, every: int) -> Callable[[dict], None]:
+    """A training run's per-update callback: moves the bar, and when the output is redirected
+    to a file prints a plain line every ``every`` updates instead."""
+
+    def show(row: dict) -> None:
+        bar.update(task, completed=row["frames"], fps=row["fps"],
+                   success=row["success_rolling"])
+        if not bar.console.is_terminal and row["update"] % every == 0:
+            click.echo(f"update {row['update']}: {row['frames']:,} frames, "
+                       f"{row['fps']:.0f} FPS, success {row['success_rolling']:.3f}", err=True)
+
+    return show
+
+
+def _train_hierarchical(variant: str, frames: int, seed: int, out: str, resume: bool, t_max: int,
+                        device: str, ablation: str, success_bonus: float,
+                        checkpoint_every: int, exploration_bonus: bool) -> None:
+    """`train --model hierarchical`: PPO on the high level of the hierarchical agent."""
+    from socialbench.core.progress import training_bar
+    from socialbench.rl.hierarchical.trainer import HierarchicalConfig, HierarchicalRun
+
+    if exploration_bonus:
+        raise UserError("--exploration-bonus is for mh-babyai/deaf; the hierarchical agent "
+                        "learns from the environment's reward only")
+    config = HierarchicalConfig(variant=variant, frames=frames, seed=seed, t_max=t_max,
+                                ablation=ablation, success_bonus=success_bonus,
+                                checkpoint_every=checkpoint_every)
+    run = HierarchicalRun(out, config, resume=resume, device=device)
+    with training_bar(f"{config.label} on {variant}") as bar:
+        task = bar.add_task("frames", total=frames, completed=run.frames, fps=0.0,
+                            success=float("nan"))
+        run.train(_show_progress(bar, task, every=10))
+    click.echo(f"{config.label} on {variant}: {run.frames:,} frames ({run.episodes:,} episodes) "
+               f"in {run.seconds:.0f} s; run folder {out} (checkpoint.pt, log.csv, curve.png)")
 
 
 @talkitout.command()
