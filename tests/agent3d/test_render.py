@@ -180,3 +180,22 @@ def test_every_room_look_has_a_texture_tinted_to_its_colour():
                                                                  abs=4)
         assert tile.reshape(-1, 3).std(axis=0).max() > 1.5  # a pattern, not a flat colour
         assert (texture_array(name) == tile).all()  # drawn from a fixed seed
+
+
+def test_a_frame_where_nothing_moved_is_the_one_drawn_before_and_its_own_arrays():
+    """Frames repeating the last one's poses are copied, not drawn: the same pixels as drawing
+    them afresh, in arrays of their own (changing one leaves the next intact)."""
+    video = walk_video()
+    options = RenderOptions(width=64, height=48)
+    still, moved = video.frames[0], video.frames[-1]
+    frames = render_frames(Video(video.config, [still, still, moved, moved]), options)
+    first = next(frames)
+    first.rgb[:] = 0  # a consumer changing what it was given
+    second, third, fourth = frames
+    fresh = [next(render_frames(Video(video.config, [f]), options)) for f in (still, moved)]
+    for got, want in ((second, fresh[0]), (third, fresh[1]), (fourth, fresh[1])):
+        assert np.array_equal(got.rgb, want.rgb)
+        assert np.array_equal(got.depth_mm, want.depth_mm)
+        assert np.array_equal(got.segmentation, want.segmentation)
+        assert got.segmentation.dtype == np.int16 and got.depth_mm.dtype == np.uint16
+    assert not np.shares_memory(third.rgb, fourth.rgb)

@@ -111,7 +111,11 @@ def camera_matrices(camera: Camera, options: RenderOptions) -> tuple[list[float]
 
 
 def render_frames(video: Video, options: RenderOptions) -> Iterator[RenderedFrame]:
-    """Rebuild the scene once and render every stored frame from the config's camera."""
+    """Rebuild the scene once and render every stored frame from the config's camera.
+
+    A frame in which no body moved and the same entities are listed as in the one before (an
+    agent standing still: ~7 % of frames) is that frame again: TinyRenderer draws the same
+    scene the same, pixel for pixel, so it is copied rather than drawn."""
     view, projection = camera_matrices(video.config.camera, options)
     shadows = DropShadows(video.config.entities, view, projection,
                           (options.width, options.height), LIGHT_DIRECTION,
@@ -123,10 +127,14 @@ def render_frames(video: Video, options: RenderOptions) -> Iterator[RenderedFram
             entity_of_body[body] = entity_id
         placed: dict[int, tuple] = {s.id: (s.position, s.orientation)
                                     for s in video.config.entities}
+        last: RenderedFrame | None = None
+        last_ids: list[int] = []
         for states in video.frames:
+            moved = False
             for state in states:  # only bodies that moved since the last frame
                 pose = (state.position, state.orientation)
                 if placed.get(state.id) != pose:
+                    moved = True
                     body = ids.get(state.id)
                     if body is None:
                         raise UserError(f"state for entity {state.id}, which the scene config "
@@ -134,6 +142,12 @@ def render_frames(video: Video, options: RenderOptions) -> Iterator[RenderedFram
                                         f"come from one video")
                     p.resetBasePositionAndOrientation(body, *pose, physicsClientId=client)
                     placed[state.id] = pose
+            ids_here = [state.id for state in states]
+            if last is not None and not moved and ids_here == last_ids:
+                # copies: a consumer may change the arrays it is given
+                yield RenderedFrame(last.rgb.copy(), last.depth_mm.copy(),
+                                    last.segmentation.copy())
+                continue
             _, _, rgba, depth, seg = p.getCameraImage(
                 options.width, options.height, view, projection, shadow=0,
                 lightDirection=LIGHT_DIRECTION, renderer=p.ER_TINY_RENDERER,
@@ -141,7 +155,9 @@ def render_frames(video: Video, options: RenderOptions) -> Iterator[RenderedFram
             frame = _decode(rgba, depth, seg, entity_of_body, options)
             if shadows is not None:
                 shadows.apply(frame.rgb, frame.segmentation, {s.id: s for s in states})
-            yield frame
+            last, last_ids = frame, ids_here
+            yield RenderedFrame(frame.rgb.copy(), frame.depth_mm.copy(),
+                                frame.segmentation.copy())
 
 
 def build_visual_scene(config: SceneConfig, client: int, textures: bool) -> dict[int, int]:
@@ -173,15 +189,22 @@ def _decode(rgba: object, depth: object, seg: object, entity_of_body: np.ndarray
             options: RenderOptions) -> RenderedFrame:
     shape = (options.height, options.width)
     rgb = np.asarray(rgba, dtype=np.uint8).reshape(*shape, 4)[..., :3]
-    buffer = np.asarray(depth, dtype=np.float32).reshape(shape)
+    # float32 throughout, each operation in place on the buffers PyBullet hands over (fresh
+    # arrays each call): the same values as with temporaries, without allocating them
+    millimetres = np.asarray(depth, dtype=np.float32).reshape(shape)
     near, far = np.float32(options.near), np.float32(options.far)
-    # OpenGL depth buffer -> distance along the camera axis (float32: 0.01 mm at 3 m)
-    millimetres = (far * near * np.float32(1000.0)) / (far - (far - near) * buffer)
-    depth_mm = np.rint(np.minimum(millimetres, np.float32(65535.0))).astype(np.uint16)
-    bodies = np.asarray(seg, dtype=np.int64).reshape(shape)
+    # OpenGL depth buffer -> distance along the camera axis (float32: 0.01 mm at 3 m):
+    # far * near * 1000 / (far - (far - near) * buffer)
+    np.multiply(millimetres, far - near, out=millimetres)
+    np.subtract(far, millimetres, out=millimetres)
+    np.divide(far * near * np.float32(1000.0), millimetres, out=millimetres)
+    np.minimum(millimetres, np.float32(65535.0), out=millimetres)
+    depth_mm = np.rint(millimetres, out=millimetres).astype(np.uint16)
+    bodies = np.asarray(seg, dtype=np.int32).reshape(shape)  # PyBullet's body ids (int32)
     # -1 (nothing) and any unknown body index the table's last entry, which is -1
-    segmentation = entity_of_body[np.clip(bodies, -1, len(entity_of_body) - 1)]
-    return RenderedFrame(np.ascontiguousarray(rgb), depth_mm, segmentation.astype(np.int16))
+    np.clip(bodies, -1, len(entity_of_body) - 1, out=bodies)
+    segmentation = entity_of_body[bodies]  # int16, the table's type
+    return RenderedFrame(np.ascontiguousarray(rgb), depth_mm, segmentation)
 
 
 def render_video(video: Video, video_dir: Path, options: RenderOptions) -> None:
@@ -213,7 +236,7 @@ def render_video(video: Video, video_dir: Path, options: RenderOptions) -> None:
         def frames() -> Iterator[np.ndarray]:
             for index, frame in enumerate(render_frames(video, options)):
                 if rgb is not None:
-                    rgb.write(frame.rgb.tobytes())
+                    rgb.write(memoryview(frame.rgb).cast("B"))  # C-contiguous: no copy
                     arrays["depth_mm"][index] = frame.depth_mm
                     arrays["segmentation"][index] = frame.segmentation
                 if options.frames == "png":
