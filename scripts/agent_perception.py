@@ -84,8 +84,9 @@ def draw_boxes(image: Image.Image, states: VideoStates, t: int) -> None:
         if (depth <= 0).any():
             continue
         colour = COLOURS["ramp" if tracks.shapes[i] == "ramp" else cls]
-        for a, b in edges:
-            draw.line([tuple(px[a]), tuple(px[b])], fill=colour, width=1)
+        for width, fill in ((3, (0, 0, 0)), (1, colour)):  # dark rim: white boxes on a white floor
+            for a, b in edges:
+                draw.line([tuple(px[a]), tuple(px[b])], fill=fill, width=width)
 
 
 def sheet(data: Path, out: Path, segmentation: str, types: list[str] | None,
