@@ -97,3 +97,26 @@ def test_a_rollout_reads_the_opening_line_before_anyone_speaks():
     rollout, _ = trainer.collect()
     assert all(row[:len(HISTORY_START)] == HISTORY_START for row in rollout.table.rows[1:])
     assert rollout.table.rows[rollout.rows[0]] == HISTORY_START
+
+
+def test_next_to_a_door_is_where_open_sesame_ends_the_episode():
+    from socialbench.rl.behaviour import next_to_a_door
+    from socialbench.talkitout.vector_env import TalkItOutVectorEnv
+
+    envs = TalkItOutVectorEnv(256, liar=False, agent_start_in_front_of_door=True)
+    envs.reset(seed=0)
+    near = next_to_a_door(envs)
+    assert 0 < near.sum() < 256
+    _, _, terminated, _, _ = envs.step(np.tile([7, 1, 0], (256, 1)))  # stay, "Open sesame"
+    assert (terminated == near).all()
+
+
+def test_behaviour_report_of_an_untrained_agent():
+    from socialbench.rl.behaviour import behaviour
+
+    torch.manual_seed(0)
+    report = behaviour(MHBabyAI(ModelConfig()), liar=False, steps=30, num_envs=8)
+    assert report["episodes"] > 20  # toggle and done end most episodes within a few steps
+    assert sum(report["moves"].values()) == pytest.approx(1.0)
+    assert sum(report["ends"].values()) == pytest.approx(1.0)
+    assert 0 < report["p_open_sesame_elsewhere"] < 0.05

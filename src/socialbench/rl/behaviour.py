@@ -1,0 +1,118 @@
+"""What a TalkItOut agent does, episode by episode: how its episodes end, what it says, and
+whether it says "Open sesame" more next to a door than elsewhere (issue #10's check that a
+policy uses what it sees).
+
+    python -m socialbench.rl.behaviour CHECKPOINT_OR_RUN_DIR [--steps 4000] [--eval-mode]
+    python -m socialbench.rl.behaviour untrained [--variant no-liar]   # a freshly built model
+
+The model acts as in training (BatchNorm in training mode, sampled actions) on 16 environments
+of the run's variant; ``--eval-mode`` uses the running statistics, as evaluation does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from typing import Any
+
+import numpy as np
+import torch
+from gymnasium.vector import AutoresetMode
+
+from socialbench.rl.model import MHBabyAI
+from socialbench.rl.policy import Actor, env_actions, sample_heads
+from socialbench.talkitout import vector_env
+from socialbench.talkitout.grammar import NO_MOVE, PRIMITIVES
+
+ENDING = (PRIMITIVES.index("toggle"), PRIMITIVES.index("done"))
+OPEN_SESAME = (1, 0)  # (template, noun)
+WHERE_IS_THE_EXIT = (0, 1)
+
+
+def next_to_a_door(envs: vector_env.TalkItOutVectorEnv) -> np.ndarray:
+    """Which environments' agents stand 4-adjacent to a door (where "Open sesame" ends it)."""
+    return (vector_env._FRONTS[envs._doors] == envs._pos[:, None]).any(1)
+
+
+@torch.no_grad()
+def behaviour(model: MHBabyAI, liar: bool, t_max: int = 40, steps: int = 4000,
+              num_envs: int = 16, seed: int = 0) -> dict[str, Any]:
+    """Episode endings, action shares and the door-conditioned "Open sesame" probability of
+    ``model`` over ``steps`` steps of ``num_envs`` environments."""
+    envs = vector_env.TalkItOutVectorEnv(num_envs, liar=liar, t_max=t_max,
+                                         npc_direction_channel=model.config.channels == 4,
+                                         autoreset_mode=AutoresetMode.SAME_STEP)
+    obs, _ = envs.reset(seed=seed)
+    actor = Actor(model, num_envs, torch.device("cpu"))
+    actor.observe(obs["utterance"], np.zeros(num_envs, dtype=bool))
+    memory = torch.zeros(num_envs, model.memory_size)
+    mask = torch.ones(num_envs)
+    sampler = torch.Generator().manual_seed(seed)
+    ends: Counter[str] = Counter()
+    moves: Counter[str] = Counter()
+    said: Counter[tuple[int, int]] = Counter()
+    sesame: dict[bool, list[float]] = {True: [], False: []}
+    lengths, length = [], np.zeros(num_envs, dtype=np.int64)
+    for step in range(steps):
+        if step % 40 == 0:
+            actor.new_table()  # keeps the table of distinct dialogues small
+        logits, _, memory = actor.forward(obs["image"], memory * mask[:, None])
+        p = {k: torch.softmax(v.float(), 1) for k, v in logits.items()}
+        p_sesame = (p["speak"][:, 1] * p["template"][:, OPEN_SESAME[0]]
+                    * p["noun"][:, OPEN_SESAME[1]]).numpy()
+        for near, value in zip(next_to_a_door(envs).tolist(), p_sesame.tolist(), strict=True):
+            sesame[near].append(value)
+        sampled = sample_heads(logits, sampler)
+        action = env_actions(sampled)
+        for move in action[:, 0].tolist():
+            moves["none" if move == NO_MOVE else PRIMITIVES[move]] += 1
+        for template, noun in action[:, 1:].tolist():
+            if (template, noun) in (OPEN_SESAME, WHERE_IS_THE_EXIT):
+                said[(template, noun)] += 1
+        obs, reward, terminated, truncated, _ = envs.step(action)
+        done = terminated | truncated
+        length += 1
+        for i in np.flatnonzero(done).tolist():
+            lengths.append(int(length[i]))
+            length[i] = 0
+            ends["success" if reward[i] > 0 else "time out" if truncated[i]
+                 else "toggle or done" if action[i, 0] in ENDING else "wrong door"] += 1
+        actor.observe(obs["utterance"], done)
+        mask = torch.from_numpy(1.0 - done.astype(np.float32))
+    frames = steps * num_envs
+    return {
+        "episodes": sum(ends.values()),
+        "ends": {k: v / max(sum(ends.values()), 1) for k, v in sorted(ends.items())},
+        "episode_length": float(np.mean(lengths)) if lengths else float("nan"),
+        "moves": {k: v / frames for k, v in sorted(moves.items())},
+        "open_sesame_share": said[OPEN_SESAME] / frames,
+        "where_is_the_exit_share": said[WHERE_IS_THE_EXIT] / frames,
+        "p_open_sesame_next_to_a_door": float(np.mean(sesame[True])),
+        "p_open_sesame_elsewhere": float(np.mean(sesame[False])),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    from socialbench.rl.evaluate import load_agent
+    from socialbench.talkitout.evaluate import check_variant
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("checkpoint")
+    parser.add_argument("--steps", type=int, default=4000)
+    parser.add_argument("--eval-mode", action="store_true")
+    parser.add_argument("--variant", default="no-liar", help="for `untrained` only")
+    args = parser.parse_args(argv)
+    if args.checkpoint == "untrained":
+        torch.manual_seed(0)
+        model, liar, t_max, frames = MHBabyAI(), check_variant(args.variant), 40, 0
+    else:
+        model, run, frames = load_agent(args.checkpoint)
+        liar, t_max = check_variant(run.variant), run.t_max
+    model.train(not args.eval_mode)
+    report = behaviour(model, liar, t_max, args.steps)
+    print(json.dumps({"frames": frames, **report}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
