@@ -1,8 +1,9 @@
 """Scene statistics of the real BIB files beside generated ones (issue: scenes like the real).
 
-    python benchmarks/bib_scene_stats.py [--pairs 20] [--style released|released-v1|tidy]
+    python benchmarks/bib_scene_stats.py [--pairs 20]
+        [--style released|released-v2|released-v1|tidy]
         [--split eval|eval-new-shapes|train] [--real ../shared/data/bib_real_samples]
-        [--tasks a,b] [--also-style released-v1] [--steps-plot steps.png]
+        [--tasks a,b] [--also-style released-v2] [--steps-plot steps.png]
 
 Builds ``--pairs`` episodes of every task in memory (no files; the episodes ``bib generate
 --seed 0`` writes first, with the border cells it lists twice) and prints
