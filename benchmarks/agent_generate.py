@@ -9,7 +9,10 @@ loop, no pose updates, no encoding).
 The states-only limit is the faster of stepping one call per 1/210 s step and one call per
 35 fps frame (``numSubSteps``, as the generator steps), timed right after each trial is made
 (a busy machine's changing load lands on both); the set is made ``--rounds`` times and the
-median round's share is reported.
+median round's share is reported. Beside it, the generator's own ``stepSimulation`` calls are
+timed as it makes the trials (a clock read around each, through a copy of the PyBullet
+module's names: no lookup added): the same frames' stepping with the agent really moving,
+which costs more than the raw loop's agent at rest, and with the failed samples' frames.
 Run: ``nice -n 10 python benchmarks/agent_generate.py [--types 2.1,4.2] [--size 320]
 [--no-render] [--rounds 3]``.
 """
@@ -19,11 +22,13 @@ from __future__ import annotations
 import argparse
 import tempfile
 import time
+import types
 from pathlib import Path
 
 import numpy as np
 from agent_render import raw_seconds  # benchmarks/ is this script's folder (sys.path[0])
 
+from socialbench.agent3d import motion
 from socialbench.agent3d.bodies import build_scene, physics_client
 from socialbench.agent3d.generate import make_trial
 from socialbench.agent3d.io import write_trial
@@ -66,6 +71,23 @@ def raw_steps_per_second(config: SceneConfig, steps: int, per_frame: bool = Fals
         return done / elapsed, done / max(cpu, 1e-9)
 
 
+class TimedSteps:
+    """Installed as ``motion.p``: PyBullet's names copied as attributes (as fast to look up as
+    the module's), ``stepSimulation`` timed; ``seconds`` adds up the wall time in it."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.names = types.SimpleNamespace(**vars(p))
+        step = p.stepSimulation
+
+        def timed_step(**kwargs: int) -> None:
+            start = time.perf_counter()
+            step(**kwargs)
+            self.seconds += time.perf_counter() - start
+
+        self.names.stepSimulation = timed_step
+
+
 def raw_frames_per_second(video: Video, options: RenderOptions) -> float:
     """TinyRenderer drawing the video's scene (textured, the same light) with nothing else:
     the rendering limit (``agent_render.py`` times each stage beside it)."""
@@ -92,11 +114,14 @@ def main() -> None:
     print(f"{'round':>5} {'type':>5} {'videos':>6} {'frames':>6} {'build s':>8} {'write s':>8} "
           f"{'raw s':>7}")
     rounds = []
+    steps_timer = TimedSteps()
+    motion.p = steps_timer.names  # type: ignore[assignment]  # the generator's stepping timed
     with tempfile.TemporaryDirectory() as scratch:
         for round_index in range(args.rounds):
             built, build_time, write_time, raw_time = [], 0.0, 0.0, 0.0
             cpu_time, raw_cpu = 0.0, 0.0  # the same, in this process's CPU seconds
             per_step_rates, per_frame_rates = [], []
+            steps_timer.seconds = 0.0
             for trial_type in types:
                 start, cpu = time.perf_counter(), time.process_time()
                 trial = make_test_trial(trial_type, args.seed + round_index)  # new trials
@@ -120,10 +145,12 @@ def main() -> None:
                 print(f"{round_index:>5} {trial_type:>5} {len(videos_of(trial)):>6} {frames:>6} "
                       f"{middle - start:>8.3f} {end - middle:>8.3f} {raw:>7.3f}")
             rounds.append((raw_time / (build_time + write_time), built, build_time, write_time,
-                           raw_time, per_step_rates, per_frame_rates, raw_cpu / cpu_time))
+                           raw_time, per_step_rates, per_frame_rates, raw_cpu / cpu_time,
+                           steps_timer.seconds))
+        motion.p = p
         rounds.sort(key=lambda r: r[0])
-        share, built, build_time, write_time, raw_time, per_step_rates, per_frame_rates, _ = \
-            rounds[len(rounds) // 2]
+        share, built, build_time, write_time, raw_time, per_step_rates, per_frame_rates, _, \
+            own_steps = rounds[len(rounds) // 2]
         cpu_shares = sorted(r[7] for r in rounds)
         frames_total = sum(len(v.frames) for t in built for v in videos_of(t))
         states_rate = len(built) / (build_time + write_time)
@@ -135,6 +162,9 @@ def main() -> None:
               f"steps, the faster of one call a step (median {np.median(per_step_rates):,.0f} "
               f"steps/s) and one a frame ({np.median(per_frame_rates):,.0f})): "
               f"{len(built) / raw_time:.2f} trials/s, generation at {100 * share:.0f} % of it")
+        print(f"  the generator's own stepSimulation calls (the agent moving, failed samples "
+              f"too): {own_steps:.2f} s, {own_steps / raw_time:.2f} x the raw loop's; "
+              f"generation at {100 * own_steps / (build_time + write_time):.0f} % of it")
         # on a busy machine wall time counts the waits for a core; CPU time does not
         print(f"  in this process's CPU time: generation at "
               f"{100 * cpu_shares[len(cpu_shares) // 2]:.0f} % of raw stepping (rounds "

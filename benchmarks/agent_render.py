@@ -92,8 +92,11 @@ def main() -> None:
             seconds[name].append(way())
     count = len(video.frames)
     raw = float(np.median(seconds["raw (limit)"]))
+    poses = [[(s.id, s.position, s.orientation) for s in frame] for frame in video.frames]
+    repeats = sum(now == before for before, now in zip(poses[:-1], poses[1:], strict=True))
     print(f"type {args.type} expected video, {count} frames, {args.size}x{args.size}, median of "
-          f"{args.rounds} rounds")
+          f"{args.rounds} rounds; {repeats} frames repeat the last one's poses (render_frames "
+          f"copies them, the raw loop draws every frame)")
     print(f"{'':<26} {'frames/s':>9} {'ms/frame':>9} {'of raw':>7}")
     for name, values in seconds.items():
         median = float(np.median(values))
