@@ -98,7 +98,8 @@ def test_the_runner_rates_a_generated_split_in_memory_and_resumes(tmp_path):
 
 
 def test_the_device_argument_is_honoured(monkeypatch):
-    episodes = [preference_pair(0)[0]]
+    one_trial = hm.trial(hm.OPEN, [("heart", (4, 2))], [(2, 2), (3, 2), (4, 2)])
+    episodes = [hm.episode([one_trial], one_trial)]  # small: the test is about the device
     seen = []
     real_to = PlannerModel.to
 
