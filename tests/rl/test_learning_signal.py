@@ -120,3 +120,11 @@ def test_behaviour_report_of_an_untrained_agent():
     assert sum(report["moves"].values()) == pytest.approx(1.0)
     assert sum(report["ends"].values()) == pytest.approx(1.0)
     assert 0 < report["p_open_sesame_elsewhere"] < 0.05
+
+
+@pytest.mark.slow  # about 20 s of CPU: the held-out frames go through the whole network
+def test_door_probe_reports_a_held_out_auc():
+    from socialbench.rl.behaviour import door_probe
+
+    aucs = door_probe(history_start=True, steps=2, every=1)
+    assert [s for s, _ in aucs] == [1, 2] and all(0.0 <= a <= 1.0 for _, a in aucs)

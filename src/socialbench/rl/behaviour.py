@@ -4,6 +4,7 @@ policy uses what it sees).
 
     python -m socialbench.rl.behaviour CHECKPOINT_OR_RUN_DIR [--steps 4000] [--eval-mode]
     python -m socialbench.rl.behaviour untrained [--variant no-liar]   # a freshly built model
+    python -m socialbench.rl.behaviour probe [--steps 300]   # see :func:`door_probe`
 
 The model acts as in training (BatchNorm in training mode, sampled actions) on 16 environments
 of the run's variant; ``--eval-mode`` uses the running statistics, as evaluation does.
@@ -19,8 +20,9 @@ from typing import Any
 import numpy as np
 import torch
 from gymnasium.vector import AutoresetMode
+from torch import nn
 
-from socialbench.rl.model import MHBabyAI
+from socialbench.rl.model import MHBabyAI, ModelConfig
 from socialbench.rl.policy import Actor, env_actions, sample_heads
 from socialbench.talkitout import vector_env
 from socialbench.talkitout.grammar import NO_MOVE, PRIMITIVES
@@ -93,16 +95,68 @@ def behaviour(model: MHBabyAI, liar: bool, t_max: int = 40, steps: int = 4000,
     }
 
 
+def door_probe(history_start: bool, steps: int = 300, every: int = 50, seed: int = 0
+               ) -> list[tuple[int, float]]:
+    """Can the network tell "the agent stands next to a door" from one frame? MH-BabyAI's
+    value output is trained as a logit (binary cross-entropy) on frames of random walks in the
+    no-liar variant, heard nothing yet, with PPO's optimiser settings (Adam, lr 1e-4, eps 1e-5,
+    gradient norm 0.5, batches of 64). Returns (step, held-out AUC) every ``every`` steps."""
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    n = 256
+    envs = vector_env.TalkItOutVectorEnv(n, liar=False)
+    obs, _ = envs.reset(seed=seed)
+    images, labels = [], []
+    for _ in range(60):
+        labels.append(next_to_a_door(envs))
+        images.append(np.ascontiguousarray(obs["image"]))
+        turn_or_forward = rng.choice([0, 1, 2, 2, 2], n)
+        obs, *_ = envs.step(np.stack([turn_or_forward, np.full(n, 4), np.full(n, 16)], 1))
+    x = torch.from_numpy(np.concatenate(images))
+    y = torch.from_numpy(np.concatenate(labels)).float()
+    train, test = torch.arange(0, 50 * n), torch.arange(50 * n, 60 * n)
+    model = MHBabyAI(ModelConfig(history_start=history_start)).train()
+    start = model.config.start_tokens
+    tokens, lengths = torch.tensor([start or (0,)]), torch.tensor([len(start)])
+    optimiser = torch.optim.Adam(model.parameters(), 1e-4, eps=1e-5)
+
+    def door_logits(index: torch.Tensor) -> torch.Tensor:
+        dialogue = model.encode_dialogue(tokens, lengths).expand(len(index), -1)
+        return model(x[index], dialogue, torch.zeros(len(index), model.memory_size))[1]
+
+    aucs = []
+    for step in range(1, steps + 1):
+        batch = train[torch.randint(0, len(train), (64,))]
+        loss = nn.functional.binary_cross_entropy_with_logits(door_logits(batch), y[batch])
+        optimiser.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+        optimiser.step()
+        if step % every == 0:
+            with torch.no_grad():
+                scores, truth = door_logits(test), y[test].bool()
+            aucs.append((step, float((scores[truth][:, None] > scores[~truth][None]).float()
+                                     .mean())))
+    return aucs
+
+
 def main(argv: list[str] | None = None) -> None:
     from socialbench.rl.evaluate import load_agent
     from socialbench.talkitout.evaluate import check_variant
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("checkpoint")
-    parser.add_argument("--steps", type=int, default=4000)
+    parser.add_argument("--steps", type=int, default=None,
+                        help="environment steps (default 4000); probe: Adam steps (300)")
     parser.add_argument("--eval-mode", action="store_true")
     parser.add_argument("--variant", default="no-liar", help="for `untrained` only")
     args = parser.parse_args(argv)
+    if args.checkpoint == "probe":
+        for history_start in (False, True):
+            aucs = door_probe(history_start, args.steps or 300)
+            print(f"history_start={history_start}: held-out AUC by step "
+                  + ", ".join(f"{s}: {a:.3f}" for s, a in aucs), flush=True)
+        return
     if args.checkpoint == "untrained":
         torch.manual_seed(0)
         model, liar, t_max, frames = MHBabyAI(), check_variant(args.variant), 40, 0
@@ -110,7 +164,7 @@ def main(argv: list[str] | None = None) -> None:
         model, run, frames = load_agent(args.checkpoint)
         liar, t_max = check_variant(run.variant), run.t_max
     model.train(not args.eval_mode)
-    report = behaviour(model, liar, t_max, args.steps)
+    report = behaviour(model, liar, t_max, args.steps or 4000)
     print(json.dumps({"frames": frames, **report}, indent=2))
 
 
