@@ -10,6 +10,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from socialbench.bib.schema import Trial  # noqa: E402
+from socialbench.core.errors import UserError  # noqa: E402
 from socialbench.observers.bib import handmade  # noqa: E402
 from socialbench.observers.bib.video_model import training  # noqa: E402
 from socialbench.observers.bib.video_model.frame_cache import (  # noqa: E402
@@ -150,3 +151,15 @@ def test_moving_step_sampling_falls_back_to_all_steps_when_nothing_moves():
 
 def _px(frame: np.ndarray) -> torch.Tensor:
     return torch.from_numpy(frame).permute(2, 0, 1).float() / 255
+
+
+def test_fit_takes_moving_step_sampling_and_checks_it(rightward):
+    train, validation = rightward
+    observer = VideoObserver(**SMALL)
+    metrics = observer.fit(train[:4], validation[:1], epochs=1, batch_size=2, test_steps=2,
+                           step_sampling="moving", progress=False)
+    assert observer.training_info["step_sampling"] == "moving" and metrics["updates"] == 2
+    with pytest.raises(UserError, match="--test-steps"):
+        observer.fit(train[:4], epochs=1, step_sampling="moving", progress=False)
+    with pytest.raises(UserError, match="step sampling"):
+        observer.fit(train[:4], epochs=1, test_steps=2, step_sampling="still", progress=False)
