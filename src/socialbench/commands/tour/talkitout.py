@@ -8,6 +8,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from socialbench.commands.tour.talkitout_learned import QUICK_EPISODES, hierarchical_rows
 from socialbench.rl.conditions import PAPER_LABELS, PAPER_TABLE_1
 from socialbench.rl.study import SHIPPED_TABLE
 from socialbench.talkitout.evaluate import EVAL_SEEDS, TEST_EPISODES, evaluate
@@ -42,6 +43,7 @@ def tour(console: Console, quick: bool = True, episodes: int = TEST_EPISODES,
             result = evaluate(agent, variant, episodes, seeds)
             cells.append(f"{result.success_mean:.3f} +- {result.success_std:.3f}")
         table.add_row(f"{agent} (reference agent)", *cells, "measured here")
+    learned_note = hierarchical_rows(table, min(QUICK_EPISODES, episodes) if quick else episodes)
     ceilings = [solvable_share(v, episodes).within_t_max for v in ("original", "no-liar")]
     table.add_row("informed plan fits in t_max=40", *(f"{c:.3f}" for c in ceilings),
                   "measured here")
@@ -49,6 +51,7 @@ def tour(console: Console, quick: bool = True, episodes: int = TEST_EPISODES,
     if measured is None:
         console.print("[dim]No study results found: `socialbench talkitout study --out "
                       "runs/table1` trains the PPO rows.[/dim]")
+    console.print(f"[dim]{learned_note}[/dim]")
     console.print("[dim]door-guess is the ~0.25 policy the paper's learners converge to; the "
                   "oracle asks the NPCs from observations only.[/dim]")
     if demo_frames is None:
