@@ -15,7 +15,7 @@ def test_the_tour_runs_every_benchmark():
     for heading in ("TalkItOut (SocialAI 0.1)", "BIB (Baby Intuitions Benchmark)", "AGENT",
                     "BIB generation audit", "BIB observers: relative accuracy",
                     "BIB learned observer (shipped checkpoint)",
-                    "Hierarchical (ours, shipped)",
+                    "Hierarchical (shipped), first 100 episodes",
                     "AGENT: one generated test trial per type",
                     "AGENT: BIPaCK on these test pairs (protocol all)", "paper: BIPaCK All",
                     "paper: Human"):

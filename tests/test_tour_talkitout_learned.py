@@ -15,7 +15,8 @@ def test_tour_prints_the_shipped_agent_beside_its_full_test_set_scores():
     console.print(table)
     console.print(note)
     text = console.export_text()
-    assert "Hierarchical (ours, shipped), first 10 test episodes" in text
-    assert "all 1000 test episodes" in text and "0.971" in text and "0.999" in text
-    assert "ceiling on these" in text
+    assert "Hierarchical (shipped), first 10 episodes" in text
+    assert "Hierarchical (shipped), 1000 episodes" in text
+    assert "0.971 +- 0.000 (3 seeds)" in text and "0.999" in text
+    assert "ceiling here" in text
     assert "801,417 frames" in text

@@ -33,20 +33,19 @@ def hierarchical_rows(table: Table, episodes: int = QUICK_EPISODES) -> str:
         torch.set_num_threads(threads)
     # The ceiling on the same slice: the first layouts are not the whole set's average.
     ceilings = [solvable_share(v, episodes).within_t_max for v in ("original", "no-liar")]
-    table.add_row(f"Hierarchical (ours, shipped), first {episodes} test episodes",
-                  *(f"{r.success_mean:.3f} (ceiling on these {c:.3f})"
+    table.add_row(f"Hierarchical (shipped), first {episodes} episodes",
+                  *(f"{r.success_mean:.3f} (ceiling here {c:.3f})"
                     for r, c in zip(results, ceilings, strict=True)), "measured here")
     measured = shipped_measured()
     if measured is not None:
         cells = [_measured_cell(measured["rows"].get(v)) for v in ("original", "no-liar")]
-        table.add_row(f"Hierarchical (ours, shipped), all {measured['episodes']} test episodes",
-                      *cells, "docs/beyond.md, measured")
-    return (f"Hierarchical: {results[0].agent}, trained on the original variant only "
-            f"(observations and rewards); {episodes} episodes a variant played in "
-            f"{time.perf_counter() - start:.1f} s")
+        table.add_row(f"Hierarchical (shipped), {measured['episodes']} episodes",
+                      *cells, "docs/beyond.md")
+    return (f"{results[0].agent}, trained on the original variant from observations and "
+            f"rewards: {episodes} episodes a variant in {time.perf_counter() - start:.1f} s")
 
 
 def _measured_cell(row: dict | None) -> str:
     if not row:
         return "-"
-    return f"{row['mean']:.3f} +- {row['std']:.3f} (n={len(row['per_seed'])} sampling seeds)"
+    return f"{row['mean']:.3f} +- {row['std']:.3f} ({len(row['per_seed'])} seeds)"
