@@ -105,7 +105,7 @@ def test_trial_folder_has_the_released_layout_and_test_metadata(tmp_path):
 
 def test_state_info_lists_every_entity_per_frame_with_its_box(tmp_path):
     video = walk_video()
-    io.write_video(video, tmp_path)
+    io.write_video(video, tmp_path, states="rows")  # the former layout, one option away
     info = json.loads((tmp_path / "state_info.json").read_text())
     assert info["fps"] == 35 and info["num_frames"] == len(video.frames)
     assert [e["class"] for e in info["entities"]] == ["floor", "agent", "goal", "obstacle"]
@@ -161,7 +161,7 @@ def test_the_same_trial_is_written_byte_identically(tmp_path):
 
 
 def _written(tmp_path: Path) -> Path:
-    write_trial(sample_trial("test"), tmp_path / "t")
+    write_trial(sample_trial("test"), tmp_path / "t", states="rows")  # the former layout
     return tmp_path / "t"
 
 

@@ -15,7 +15,7 @@ from socialbench.core.errors import DataFileError
 
 
 def _trial(tmp_path: Path) -> Path:
-    write_trial(sample_trial("test"), tmp_path / "t")
+    write_trial(sample_trial("test"), tmp_path / "t", states="rows")  # the rows layout
     return tmp_path / "t"
 
 

@@ -97,7 +97,7 @@ def test_expected_and_surprising_must_share_their_start_and_goals(tmp_path):
 
 
 def test_tampered_boxes_and_mismatched_configs_are_reported(tmp_path):
-    write_trial(sample_trial("test"), tmp_path / "t")
+    write_trial(sample_trial("test"), tmp_path / "t", states="rows")  # rows store the boxes
     states = tmp_path / "t" / "expected" / "state_info.json"
     data = json.loads(states.read_text())
     data["frames"][4][AGENT]["bbox"]["top"][2] += 0.5

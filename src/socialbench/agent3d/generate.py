@@ -34,6 +34,7 @@ from socialbench.agent3d.render import RenderOptions
 from socialbench.agent3d.scenarios import RECIPES, Context, RecipeError
 from socialbench.agent3d.scenarios.balance import Balance
 from socialbench.agent3d.schema import TRIAL_TYPES, Trial
+from socialbench.agent3d.state_columns import LAYOUTS
 from socialbench.core.errors import UserError
 from socialbench.core.gc_pause import gc_paused
 from socialbench.core.runner import Job, run_jobs
@@ -73,7 +74,7 @@ def trial_balance(seed: int, trial_type: str, split: str, index: int) -> Balance
 
 def plan_jobs(seed: int, types: Iterable[str], splits: Sequence[str], scale: float,
               render: RenderOptions | None = None, extended: bool = False,
-              camera: str = "ours") -> list[Job]:
+              camera: str = "ours", states: str = LAYOUTS[0]) -> list[Job]:
     """One job per trial. Train/validation trials are drawn from one pool per type, of which
     a seeded 20% (``VALIDATION_FRACTION``) becomes validation."""
     jobs = []
@@ -94,6 +95,8 @@ def plan_jobs(seed: int, types: Iterable[str], splits: Sequence[str], scale: flo
                                           "render": _render_params(render)}
                 if camera != "ours":  # the default leaves the jobs as they always were
                     params["camera"] = camera
+                if states != LAYOUTS[0]:
+                    params["states"] = states
                 jobs.append(Job(name=f"{trial_type}/{split}/{index}",
                                 seed=derive_seed(seed, "agent3d", trial_type, *key),
                                 params=params))
@@ -148,24 +151,28 @@ def build_trial_job(job: Job, staging: Path) -> None:
                            params.get("extended", False), balance)
     render = RenderOptions(**params["render"]) if params.get("render") else None
     relpath = trial_relpath(trial.scenario, trial.trial_type, trial.split, trial.index)
-    write_trial(trial, staging / relpath, render)
+    write_trial(trial, staging / relpath, render, params.get("states", LAYOUTS[0]))
 
 
 def generate(out_dir: Path, seed: int = 0, types: Iterable[str] | None = None,
              splits: Sequence[str] = SPLITS, scale: float = 1.0, workers: int = 1,
              render: RenderOptions | None = None, extended: bool = False,
-             show_progress: bool = True, camera: str = "ours") -> dict[str, Any]:
+             show_progress: bool = True, camera: str = "ours",
+             states: str = LAYOUTS[0]) -> dict[str, Any]:
     """Generate (or resume) a dataset under ``out_dir``; return its manifest. ``camera``:
-    ``ours`` or the ``released`` generator's (``layout/cameras.py``)."""
+    ``ours`` or the ``released`` generator's (``layout/cameras.py``); ``states``: the layout
+    of ``state_info.json`` (``columns`` or the former ``rows``: ``io.states_text``)."""
     types = list(types) if types is not None else list(TRIAL_TYPES)
     for split in splits:
         if split not in SPLITS:
             raise UserError(f"unknown split {split!r}; use train, validation or test")
     check_style(camera)
-    jobs = plan_jobs(seed, types, splits, scale, render, extended, camera)
+    if states not in LAYOUTS:
+        raise UserError(f"unknown state layout {states!r}; use {' or '.join(LAYOUTS)}")
+    jobs = plan_jobs(seed, types, splits, scale, render, extended, camera, states)
     info = {"generator": "socialbench.agent3d", "design": DESIGN, "seed": seed, "types": types,
             "splits": list(splits), "scale": scale, "extended_shapes": extended,
-            "render": _render_params(render)}
+            "render": _render_params(render), "states": states}
     if camera != "ours":
         info["camera"] = camera
     return run_jobs(out_dir, jobs, build_trial_job, workers=workers,

@@ -72,6 +72,7 @@ from socialbench.agent3d.schema import (
     Trial,
     Video,
 )
+from socialbench.agent3d.state_columns import LAYOUTS, columns_text, read_columns
 from socialbench.agent3d.visibility import camera_view, hides_unseen
 from socialbench.core.errors import DataFileError
 from socialbench.core.files import atomic_write
@@ -105,24 +106,27 @@ def trial_relpath(scenario: int, trial_type: str, split: str, index: int) -> str
 # ---------------------------------------------------------------------------------- writing
 
 
-def write_trial(trial: Trial, trial_dir: Path, render: RenderOptions | None = None) -> None:
-    """Write a trial's videos (and, with ``render``, their frames) into ``trial_dir``.
+def write_trial(trial: Trial, trial_dir: Path, render: RenderOptions | None = None,
+                states: str = LAYOUTS[0]) -> None:
+    """Write a trial's videos (and, with ``render``, their frames) into ``trial_dir``;
+    ``states``: the layout of ``state_info.json`` (``columns``, ``rows``: :func:`states_text`).
 
     Every file is written under a temporary name and renamed when complete; ``trial.json``
     comes last, so an interrupted write never leaves a trial that looks complete. The garbage
     collector is paused meanwhile (``gc_pause``: speed only).
     """
     with gc_paused():
-        _write_trial_files(trial, Path(trial_dir), render)
+        _write_trial_files(trial, Path(trial_dir), render, states)
 
 
-def _write_trial_files(trial: Trial, trial_dir: Path, render: RenderOptions | None) -> None:
+def _write_trial_files(trial: Trial, trial_dir: Path, render: RenderOptions | None,
+                       states: str) -> None:
     trial_dir.mkdir(parents=True, exist_ok=True)
     (trial_dir / TRIAL_FILE).unlink(missing_ok=True)  # rewriting: incomplete until the end
     videos = named_videos(trial)
     meta = meta_path(trial_dir)
     for folder, video in videos:
-        write_video(video, trial_dir / folder, render, truth_dir(meta) / folder)
+        write_video(video, trial_dir / folder, render, truth_dir(meta) / folder, states)
     meta.parent.mkdir(parents=True, exist_ok=True)
     write_json(meta, {"format": FORMAT, "annotations": {folder: video.config.annotations
                                                         for folder, video in videos}}, indent=1)
@@ -141,7 +145,7 @@ def _write_trial_files(trial: Trial, trial_dir: Path, render: RenderOptions | No
 
 
 def write_video(video: Video, video_dir: Path, render: RenderOptions | None = None,
-                truth: Path | None = None) -> None:
+                truth: Path | None = None, states: str = LAYOUTS[0]) -> None:
     """Write ``scene_config.json`` and ``state_info.json`` (and rendered frames) of one video.
 
     A video whose files keep only what the camera sees (``visibility.hides_unseen``: scenario
@@ -153,17 +157,17 @@ def write_video(video: Video, video_dir: Path, render: RenderOptions | None = No
         if truth is None:
             raise ValueError("a video that hides what the camera does not see needs a folder "
                              "for its ground truth")
-        _write_states(video, Path(truth))
+        _write_states(video, Path(truth), states)
         shown = camera_view(video)
-    _write_states(shown, Path(video_dir))
+    _write_states(shown, Path(video_dir), states)
     if render is not None:
         render_video(video, video_dir, render)
 
 
-def _write_states(video: Video, video_dir: Path) -> None:
+def _write_states(video: Video, video_dir: Path, states: str) -> None:
     video_dir.mkdir(parents=True, exist_ok=True)
     write_json(video_dir / CONFIG_FILE, config_to_json(video.config), indent=1)
-    _write_line(video_dir / STATES_FILE, state_info_text(video))
+    _write_line(video_dir / STATES_FILE, states_text(video, states))
 
 
 def write_json(path: Path, data: Any, indent: int | None = None) -> None:
@@ -189,9 +193,11 @@ def named_videos(trial: Trial) -> list[tuple[str, Video]]:
 def config_to_json(config: SceneConfig) -> dict[str, Any]:
     """``scene_config.json``: the SceneConfig's fields, tuples as lists, but for the video's
     kind (its folder's name says it) and the annotations (``_meta/``): the answer stays out."""
-    fields = asdict(config)
-    del fields["video"], fields["annotations"]
-    return {"format": CONFIG_FORMAT, **fields}
+    # asdict's fields, built directly (asdict would deep-copy the annotations only to drop
+    # them): the same JSON, tuples written as lists
+    return {"format": CONFIG_FORMAT, "scenario": config.scenario,
+            "trial_type": config.trial_type, "entities": [vars(e).copy() for e in config.entities],
+            "camera": vars(config.camera).copy(), "seed": config.seed, "fps": config.fps}
 
 
 def meta_path(trial_dir: Path) -> Path:
@@ -238,6 +244,29 @@ def state_info_json(video: Video) -> dict[str, Any]:
     }
 
 
+def states_text(video: Video, layout: str = LAYOUTS[0]) -> str:
+    """``state_info.json``'s text in a layout: ``rows`` (:func:`state_info_text`: every
+    entity's full row, 3D box included, in every frame) or ``columns`` (``state_columns``:
+    each entity once, its numbers in one block; ~10x smaller, faster to write and read; the
+    same states read back). Frames whose entity order fits no single list are written as
+    ``rows``."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"unknown state layout {layout!r}; use {' or '.join(LAYOUTS)}")
+    if layout == "columns":
+        specs = {spec.id: spec for spec in video.config.entities}
+        columns = columns_text(video.frames, specs, _row_head)
+        if columns is not None:
+            return f"{_states_head(video)[:-1]},{columns}}}"
+    return state_info_text(video)
+
+
+def _states_head(video: Video) -> str:
+    """``state_info.json`` but for its states, as compact JSON."""
+    return _compact({
+        "format": FORMAT, "fps": video.config.fps, "num_frames": len(video.frames),
+        "camera": asdict(video.config.camera), "entities": entity_table(video.config.entities)})
+
+
 def state_info_text(video: Video) -> str:
     """``state_info.json``'s text: the bytes of compact ``json.dumps(state_info_json(video))``,
     built faster. Each state object (a static body's is the same object in every frame) gets
@@ -245,9 +274,7 @@ def state_info_text(video: Video) -> str:
     (``json_rows.filled_rows``: the digits JSON writes for 5-decimal floats, laid out for all
     rows at once; tests/agent3d/test_io.py compares the bytes)."""
     specs = {spec.id: spec for spec in video.config.entities}
-    head = _compact({
-        "format": FORMAT, "fps": video.config.fps, "num_frames": len(video.frames),
-        "camera": asdict(video.config.camera), "entities": entity_table(video.config.entities)})
+    head = _states_head(video)
     columns = _entity_columns(video.frames)
     frames = _frames_by_column(columns, specs) if columns is not None \
         else _frames_by_state(video.frames, specs)
@@ -495,11 +522,19 @@ def load_video(video_dir: Path, raw_states: dict[str, Any] | None = None) -> Vid
         raise DataFileError(where, "expected a JSON object with 'frames'")
     if raw_states is not None:
         raw_states[video_dir.name] = info
+    known = {spec.id for spec in config.entities}
+    if info.get("layout") == "columns":  # state_columns.py; else the rows of every frame
+        frames = read_columns(info, where, MAX_FRAMES, MAX_ENTITIES)
+        for index, frame in enumerate(frames):
+            unknown = {s.id for s in frame} - known
+            if unknown:
+                raise DataFileError(where, f"frame {index} has entities {sorted(unknown)} that "
+                                    f"{CONFIG_FILE} does not define")
+        return Video(config=config, frames=frames)
     raw_frames = _field(info, "frames", list, where)
     if len(raw_frames) > MAX_FRAMES:
         raise DataFileError(where, f"{len(raw_frames)} frames, more than the {MAX_FRAMES} "
                             f"this reader accepts")
-    known = {spec.id for spec in config.entities}
     checked = _all_states(raw_frames)  # None: some row is off, read row by row to name it
     frames = []
     for index, raw in enumerate(raw_frames):

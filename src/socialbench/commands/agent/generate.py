@@ -46,10 +46,15 @@ def _resolution(text: str) -> tuple[int, int]:
               show_default=True,
               help="ours: frames the lane, goals whole; released: the released generator's "
                    "fixed cameras (docs/agent.md, Coordinates and cameras).")
+@click.option("--states", type=click.Choice(["columns", "rows"]), default="columns",
+              show_default=True,
+              help="state_info.json layout: columns (each entity once, ~25x smaller) or rows "
+                   "(every entity's row and 3D box in every frame, as before; docs/agent.md, "
+                   "Files).")
 @backend_options()
 def generate(out_dir: Path, split: str | None, types: str | None, scale: float, seed: int,
              workers: int, render: bool, resolution: str, frame_format: str,
-             extended_shapes: bool, camera: str) -> None:
+             extended_shapes: bool, camera: str, states: str) -> None:
     """Generate AGENT trials (PyBullet physics) in the released folder layout."""
     from socialbench.agent3d.generate import SPLITS, parse_types
     from socialbench.agent3d.generate import generate as run
@@ -61,7 +66,7 @@ def generate(out_dir: Path, split: str | None, types: str | None, scale: float, 
         options = RenderOptions(width=width, height=height, frames=frame_format)  # type: ignore[arg-type]
     manifest = run(out_dir, seed=seed, types=parse_types(types),
                    splits=(split,) if split else SPLITS, scale=scale, workers=workers,
-                   render=options, extended=extended_shapes, camera=camera)
+                   render=options, extended=extended_shapes, camera=camera, states=states)
     trials = len(manifest["jobs"])
     click.echo(f"{trials} trials, {len(manifest['files'])} files in {out_dir} "
                f"(manifest.json has their checksums)")
