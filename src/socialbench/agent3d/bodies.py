@@ -32,7 +32,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 from scipy.spatial import ConvexHull
@@ -85,10 +85,13 @@ def physics_client(timestep: float = DEFAULT_TIMESTEP, gravity: float = GRAVITY)
             p.disconnect(client)
 
 
-def build_scene(scene: SceneConfig | Sequence[EntitySpec], client: int) -> dict[int, int]:
+def build_scene(scene: SceneConfig | Sequence[EntitySpec], client: int,
+                visual: bool = True) -> dict[int, int]:
     """Create one PyBullet body per entity; return entity id -> body unique id.
 
     Bodies are created in the order of the entity list, so the same config gives the same ids.
+    ``visual=False``: no visual shapes (simulation only: the physics and the ids are the same,
+    the meshes' visual copies are not made).
     """
     entities = scene.entities if isinstance(scene, SceneConfig) else list(scene)
     ids: dict[int, int] = {}
@@ -96,14 +99,15 @@ def build_scene(scene: SceneConfig | Sequence[EntitySpec], client: int) -> dict[
         if spec.id in ids:
             raise UserError(f"entity id {spec.id} ({spec.name}) appears twice in the scene; "
                             f"give every entity its own id")
-        ids[spec.id] = add_entity(spec, client)
+        ids[spec.id] = add_entity(spec, client, visual)
     return ids
 
 
-def add_entity(spec: EntitySpec, client: int) -> int:
-    """Create the body of one entity and return its PyBullet unique id."""
+def add_entity(spec: EntitySpec, client: int, visual_shape: bool = True) -> int:
+    """Create the body of one entity and return its PyBullet unique id (without a visual shape
+    when not ``visual_shape``: it is then never drawn)."""
     _check_spec(spec)
-    collision, visual = _shapes(spec, client)
+    collision, visual = _shapes(spec, client, visual_shape)
     mass = 0.0 if spec.static else float(spec.mass)
     body = p.createMultiBody(baseMass=mass, baseCollisionShapeIndex=collision,
                              baseVisualShapeIndex=visual, basePosition=spec.position,
@@ -207,33 +211,51 @@ def _check_spec(spec: EntitySpec) -> None:
                         f"give it a positive mass or make it static")
 
 
-def _shapes(spec: EntitySpec, client: int) -> tuple[int, int]:
-    """(collision shape, visual shape) for one entity: native PyBullet shapes where exact."""
+def _shapes(spec: EntitySpec, client: int, visual: bool = True) -> tuple[int, int]:
+    """(collision shape, visual shape: -1 when not ``visual``) for one entity: native PyBullet
+    shapes where exact."""
+    collision = _collision_shape(spec, client)
+    if not visual:
+        return collision, -1
     sx, sy, sz = (float(v) for v in spec.size)
     color = list(spec.rgba)
     if spec.shape == "box":
-        half = [sx / 2, sy / 2, sz / 2]
-        return (p.createCollisionShape(p.GEOM_BOX, halfExtents=half, physicsClientId=client),
-                p.createVisualShape(p.GEOM_BOX, halfExtents=half, rgbaColor=color,
-                                    physicsClientId=client))
+        return collision, p.createVisualShape(p.GEOM_BOX, halfExtents=[sx / 2, sy / 2, sz / 2],
+                                              rgbaColor=color, physicsClientId=client)
     if spec.shape == "sphere" and sx == sy == sz:
-        return (p.createCollisionShape(p.GEOM_SPHERE, radius=sx / 2, physicsClientId=client),
-                p.createVisualShape(p.GEOM_SPHERE, radius=sx / 2, rgbaColor=color,
-                                    physicsClientId=client))
+        return collision, p.createVisualShape(p.GEOM_SPHERE, radius=sx / 2, rgbaColor=color,
+                                              physicsClientId=client)
     if spec.shape == "cylinder" and sx == sy:
-        return (p.createCollisionShape(p.GEOM_CYLINDER, radius=sx / 2, height=sz,
-                                       physicsClientId=client),
-                p.createVisualShape(p.GEOM_CYLINDER, radius=sx / 2, length=sz, rgbaColor=color,
-                                    physicsClientId=client))
+        return collision, p.createVisualShape(p.GEOM_CYLINDER, radius=sx / 2, length=sz,
+                                              rgbaColor=color, physicsClientId=client)
     vertices, triangles = shape_mesh(spec.shape, spec.size)
-    # a bowl is concave: it collides as the hull of its outer surface
-    hull_vertices = vertices[: _bowl_outer_count()] if spec.shape == "bowl" else vertices
-    collision = p.createCollisionShape(p.GEOM_MESH, vertices=hull_vertices.tolist(),
-                                       physicsClientId=client)
-    visual = p.createVisualShape(p.GEOM_MESH, vertices=vertices.tolist(),
-                                 indices=triangles.reshape(-1).tolist(), rgbaColor=color,
-                                 physicsClientId=client)
-    return collision, visual
+    return collision, p.createVisualShape(p.GEOM_MESH, vertices=vertices.tolist(),
+                                          indices=triangles.reshape(-1).tolist(),
+                                          rgbaColor=color, physicsClientId=client)
+
+
+def _collision_shape(spec: EntitySpec, client: int) -> int:
+    """An entity's collision shape (a mesh shape collides as its hull; a bowl, concave, as the
+    hull of its outer surface)."""
+    sx, sy, sz = (float(v) for v in spec.size)
+    if spec.shape == "box":
+        return p.createCollisionShape(p.GEOM_BOX, halfExtents=[sx / 2, sy / 2, sz / 2],
+                                      physicsClientId=client)
+    if spec.shape == "sphere" and sx == sy == sz:
+        return p.createCollisionShape(p.GEOM_SPHERE, radius=sx / 2, physicsClientId=client)
+    if spec.shape == "cylinder" and sx == sy:
+        return p.createCollisionShape(p.GEOM_CYLINDER, radius=sx / 2, height=sz,
+                                      physicsClientId=client)
+    vertices = _hull_vertices(spec.shape, tuple(spec.size))
+    return p.createCollisionShape(p.GEOM_MESH, vertices=vertices, physicsClientId=client)
+
+
+@lru_cache(maxsize=256)  # sizes vary by trial: bounded
+def _hull_vertices(shape: str, size: tuple[float, ...]) -> list[list[float]]:
+    """The vertices a mesh shape collides by (a bowl: its outer surface's), as PyBullet takes
+    them; the same lists ``_shapes`` passes."""
+    vertices, _ = shape_mesh(shape, size)
+    return (vertices[: _bowl_outer_count()] if shape == "bowl" else vertices).tolist()
 
 
 @cache

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from itertools import repeat
 
 import numpy as np
 
@@ -129,7 +130,7 @@ class Simulation:
         # PyBullet, forces applied before the call acting through all of them
         p.setPhysicsEngineParameter(fixedTimeStep=FRAME_TIME, numSubSteps=SUBSTEPS,
                                     physicsClientId=self.client)
-        self.ids = build_scene(config, self.client)
+        self.ids = build_scene(config, self.client, visual=False)  # never drawn: no visuals
         self.agent = self.ids[agent_id]
         # free flight is ballistic: no linear drag (PyBullet's default 0.04 would shorten jumps);
         # the gaze controller sets the spin every frame (the spec's strong angular drag: the
@@ -191,14 +192,20 @@ class Simulation:
         """The states of every entity in every frame so far (floats rounded to 5 decimals)."""
         done = len(self._frames)
         if done < len(self._raw):
-            for values in round_floats(np.array(self._raw[done:])).tolist():
-                row = self._row.copy()  # the static bodies' states, read once
-                for k, (slot, entity_id) in enumerate(self._dynamic):
-                    at = 13 * k
-                    row[slot] = EntityState(entity_id, tuple(values[at:at + 3]),
-                                            tuple(values[at + 3:at + 7]),
-                                            tuple(values[at + 7:at + 10]),
-                                            tuple(values[at + 10:at + 13]))
+            values = round_floats(np.array(self._raw[done:]))
+            count = len(values)
+            # each moving body's states made a column at a time (the same floats as a row at a
+            # time: tolist of the rounded values), then laid into the frames
+            columns = []
+            for k, (slot, entity_id) in enumerate(self._dynamic):
+                parts = [list(map(tuple, values[:, 13 * k + a:13 * k + b].tolist()))
+                         for a, b in ((0, 3), (3, 7), (7, 10), (10, 13))]
+                columns.append((slot, list(map(EntityState, repeat(entity_id, count), *parts))))
+            base = self._row  # the static bodies' states, read once
+            for t in range(count):
+                row = base.copy()
+                for slot, states in columns:
+                    row[slot] = states[t]
                 self._frames.append(row)
         return self._frames
 
