@@ -39,6 +39,7 @@ from socialbench.bib.scene_stats import (
     tidier_than_real,
 )
 from socialbench.bib.schema import Episode
+from socialbench.bib.tasks import counterbalance
 from socialbench.core.seeding import derive_seed
 
 REAL = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "bib_real_samples"
@@ -93,7 +94,8 @@ def generated_summary(split: str, task: str, pairs: int, scene_style: str) -> Su
     look = style.get_style(scene_style)
     for index in range(pairs):
         seed = derive_seed(0, split, task, index)  # as `bib generate --seed 0` seeds its jobs
-        b = build_episode(recipe, chosen.shapes, seed, index, scene_style=look)
+        side = counterbalance.side_for(0, split, task, index) if split != "train" else None
+        b = build_episode(recipe, chosen.shapes, seed, index, scene_style=look, side=side)
         list_border_repeats(b, look.border_repeats, seed)
         built.append((Episode(b.expected), Episode(b.unexpected) if b.unexpected else None))
     return summarize(built)

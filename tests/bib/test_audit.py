@@ -73,7 +73,8 @@ def _markdown_rows(output: str) -> dict[str, dict[str, float]]:
 @pytest.mark.slow
 def test_the_agent_blind_controls_on_twenty_generated_pairs_per_task(tmp_path: Path):
     """Each control at chance wherever the paper's design does not imply its cue (``--check``),
-    and where it does, the cue as designed and the paper's own control neutralising it."""
+    and where it does, the cue as designed and the paper's own control neutralising it; on
+    preference, the nearer object and the shorter video exactly at chance (counterbalanced)."""
     from click.testing import CliRunner
 
     from socialbench.cli import main
@@ -84,7 +85,7 @@ def test_the_agent_blind_controls_on_twenty_generated_pairs_per_task(tmp_path: P
                                      "--seed", "1", "--no-video", "--workers", "1"])
     assert made.exit_code == 0, made.output
     audit = CliRunner().invoke(main, ["bib", "audit", str(data), "--check", "--markdown",
-                                      "--observers", ",".join(CONTROLS)])
+                                      "--observers", ",".join(("shortcut-nearest", *CONTROLS))])
     assert audit.exit_code == 0, audit.output
     rows = _markdown_rows(audit.output)
     # Design-implied: a detour, or fetching the key, takes longer; the walled-in goal is new;
@@ -102,3 +103,13 @@ def test_the_agent_blind_controls_on_twenty_generated_pairs_per_task(tmp_path: P
     # Not the design's, fixed in the generator: the blocking test's barriers are equally new.
     assert rows["instrumental_blocking_barrier"]["control-novelty"] == 50.0
     assert rows["instrumental_blocking_barrier"]["control-contrast"] == 50.0
+    # Counterbalanced: the expected walk is the shorter in exactly half the preference pairs.
+    assert rows["preference"]["shortcut-nearest"] == 50.0
+    assert rows["preference"]["control-duration"] == 50.0
+    # The walk's shape: the same walk in both tests ties; where the unexpected test repeats a
+    # familiar walk (the design), the shape points to the expected test.
+    for task in ("multi_agent", "inaccessible_goal", "efficiency_irrational",
+                 "instrumental_blocking_barrier"):
+        assert rows[task]["control-path-shape"] == 50.0
+    for task in ("preference", "efficiency_path", "instrumental_no_barrier"):
+        assert rows[task]["control-path-shape"] < 50.0

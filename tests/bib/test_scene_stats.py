@@ -245,17 +245,18 @@ def test_real_walks_go_straight_in_18_of_30_trials() -> None:
 def test_objects_in_view_at_a_slant(task: str) -> None:
     """Released style: the walks of the tasks that place objects within a walk of the start go
     straight about as often as the real ones (18 of 30; released-v2: about a third) and their
-    2-px steps slant about as often as they run along an axis (real: 44 % / 45 %)."""
+    2-px steps slant about as often as they run along an axis (real: 44 % / 45 %; released-v2
+    about 30 % / 55 %). 16 pairs: on 8 the ratio strays by 0.15 from one set to another."""
     chosen = SPLITS["eval"]
     straight: list[bool] = []
     steps: Counter = Counter()
-    for index in range(8):
+    for index in range(16):
         b = build_episode(chosen.tasks[task], chosen.shapes, 300 + index, index)
         for trial in pair_trials(Episode(b.expected), Episode(b.unexpected)):
             straight.append(_goes_straight(trial))
             steps += trial_stats(trial).steps
     assert 0.45 <= np.mean(straight) <= 0.8
-    assert steps[(1, 2)] >= 0.85 * steps[(0, 2)]
+    assert steps[(1, 2)] >= 0.8 * steps[(0, 2)]
 
 
 def test_the_steps_table_and_grid(real: Summary) -> None:

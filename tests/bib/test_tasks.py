@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from socialbench.bib import style
 from socialbench.bib.generate import build_episode
 from socialbench.bib.schema import CELL, GRID, N_FAMILIARIZATION, Episode, Frame, Trial
 from socialbench.bib.shapes import NEW, TRAIN
@@ -80,8 +81,13 @@ def test_preference_swaps_objects_and_goes_to_the_preferred_one(seed: int) -> No
 
 
 def test_preference_is_not_closer_on_average() -> None:
-    closer = [built("preference", s).meta["audit"]["e_shorter"] for s in range(24)]
-    assert 0.2 <= float(np.mean(closer)) <= 0.8
+    # Released style: split evenly (built alone, an episode's side is its index's parity).
+    closer = [built("preference", s, index=s).meta["audit"]["e_shorter"] for s in range(24)]
+    assert float(np.mean(closer)) == 0.5
+    # released-v3 (the previous default): a fair coin per episode.
+    coin = [build_episode(EVAL_TASKS["preference"], TRAIN, s, 0, scene_style=style.RELEASED_V3)
+            .meta["audit"]["e_shorter"] for s in range(24)]
+    assert 0.2 <= float(np.mean(coin)) <= 0.8
 
 
 def test_multi_agent_tests_differ_only_in_agent_and_kinds_alternate() -> None:

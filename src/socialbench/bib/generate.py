@@ -34,7 +34,14 @@ from socialbench.bib.io.layout import train_validation_split
 from socialbench.bib.io.write import write_chunks, write_episodes
 from socialbench.bib.schema import CELL, Block, Episode, Frame, Run, Trial
 from socialbench.bib.shapes import NEW, TRAIN, ShapeSet
-from socialbench.bib.tasks import EVAL_TASKS, TRAIN_TASKS, Built, Recipe, efficiency_time
+from socialbench.bib.tasks import (
+    EVAL_TASKS,
+    TRAIN_TASKS,
+    Built,
+    Recipe,
+    counterbalance,
+    efficiency_time,
+)
 from socialbench.bib.validate.episode import validate_episodes
 from socialbench.bib.validate.pair import validate_pair
 from socialbench.bib.video import RENDER_MODES, write_episode_videos
@@ -131,10 +138,13 @@ def problems(recipe: Recipe, built: Built) -> list[str]:
 
 
 def build_episode(recipe: Recipe, shapes: ShapeSet, seed: int, index: int, *,
-                  check: bool = True, scene_style: style.SceneStyle = style.RELEASED) -> Built:
+                  check: bool = True, scene_style: style.SceneStyle = style.RELEASED,
+                  side: int | None = None) -> Built:
     """Build one episode; a layout breaking a design constraint is redrawn from
     ``derive_seed(seed, "attempt", n)``, so the result depends on the seed alone.
-    ``scene_style`` is how the scene looks (:mod:`socialbench.bib.style`).
+    ``scene_style`` is how the scene looks (:mod:`socialbench.bib.style`); ``side`` the
+    episode's counterbalanced side (:mod:`.tasks.counterbalance`; None: ``index``'s parity;
+    ``bib generate`` passes :func:`counterbalance.side_for` of its run's seed).
 
     With ``check``, the episode must also pass the validator (:mod:`bib.validate`); one that
     does not is redrawn too and counted in ``meta["rejected"]``, so no invalid episode is ever
@@ -144,7 +154,7 @@ def build_episode(recipe: Recipe, shapes: ShapeSet, seed: int, index: int, *,
     for attempt in range(MAX_ATTEMPTS):
         rng = np.random.default_rng(derive_seed(seed, "attempt", attempt))
         try:
-            with style.using(scene_style):
+            with style.using(scene_style), counterbalance.using(side):
                 built = recipe.build(rng, shapes, index)
         except Resample:
             continue
@@ -228,7 +238,8 @@ def _build_job(job: Job, staging: Path) -> Written:
     recipe = split.tasks[p["task"]]
     look = style.get_style(p.get("scene_style", style.TIDY.name))
     with efficiency_time.using(p.get("time_control", efficiency_time.DEFAULT_TIME_CONTROL)):
-        built = build_episode(recipe, split.shapes, job.seed, p["index"], scene_style=look)
+        built = build_episode(recipe, split.shapes, job.seed, p["index"], scene_style=look,
+                              side=p.get("side"))
     repeats = p.get("border_repeats")
     list_border_repeats(built, look.border_repeats if repeats is None else repeats, job.seed)
     ident = episode_id(p["index"], recipe.code)
@@ -284,6 +295,8 @@ def make_jobs(split: Split, tasks: Sequence[str], episodes: Mapping[str, int], s
                 params["time_control"] = time_control
             if render != "2d":
                 params["render"] = render
+            if split.name != "train":
+                params["side"] = counterbalance.side_for(seed, split.name, task, index)
             jobs.append(Job(name=f"{task}/{index:06d}",
                             seed=derive_seed(seed, split.name, task, index), params=params))
     return jobs

@@ -7,11 +7,15 @@ listed among the random walls (so listed twice, besides the ring's own ``(0, 0)`
 colours such as navy, dark orange and dodger blue; the agent's steps (a 1-px step at every
 turn, as at a trial's start), and objects placed in view of the start at a slant, so that walks
 go straight about as often, and at the same slants, as the real ones.
-:data:`RELEASED` reproduces these (the default); :data:`TIDY` is the generator's earlier look,
-byte for byte (``--scene-style tidy``); :data:`RELEASED_V2` is the released style before
-objects were placed in view (``--scene-style released-v2``) and :data:`RELEASED_V1` that with
-the earlier motion too (no 1-px turn steps, ``--scene-style released-v1``), each byte for byte
-as the default was before the change.
+:data:`RELEASED` reproduces these (the default), splits the preference test's coin (is the
+expected walk the shorter?) evenly over a task's episodes (:mod:`.tasks.counterbalance`) and
+draws multi_agent's two objects both in view where it can. :data:`TIDY` is the generator's
+earlier look, byte for byte (``--scene-style tidy``); :data:`RELEASED_V3` is the released style
+with that coin tossed per episode and the second object in view only where the first leaves
+room (``--scene-style released-v3``), :data:`RELEASED_V2` that before objects were placed in
+view (``--scene-style released-v2``) and :data:`RELEASED_V1` that with the earlier motion too
+(no 1-px turn steps, ``--scene-style released-v1``), each byte for byte as the default was
+before the change.
 
 The style is set for the duration of one episode's build (:func:`using`) and read by the scene
 helpers in :mod:`socialbench.bib.world`, so task recipes keep their signatures.
@@ -78,6 +82,13 @@ class SceneStyle:
     # agent sees from its start at a slope (minor / major axis) in this band (world.in_view);
     # None: anywhere in reach.
     view_slopes: tuple[float, float] | None = None
+    # Preference: whether the expected test's walk is the shorter one is split evenly over a
+    # task's episodes (tasks.counterbalance), not a fair coin per episode.
+    counterbalanced: bool = False
+    # Multi-agent: the two objects drawn together, both in view (view_slopes) where such a pair
+    # exists, else either drawn first by a coin, so the test's walk to the other object's place
+    # is shaped like familiarization's walks to the preferred one.
+    paired_view: bool = False
 
 
 TIDY = SceneStyle("tidy", object_reach=4, home_reach=4, walls=None, region_radius=1,
@@ -87,13 +98,18 @@ TIDY = SceneStyle("tidy", object_reach=4, home_reach=4, walls=None, region_radiu
 # files' cell offsets span -10..9 px (a centre stays in its cell); home up to 8.
 RELEASED = SceneStyle("released", object_reach=10, home_reach=8, walls=(8, 16), region_radius=2,
                       region_gap=2, border_repeats=(2, 5), trial_frames=(136, 160),
-                      released_colors=True, turn_step=1.0, view_slopes=(0.2, 0.7))
+                      released_colors=True, turn_step=1.0, view_slopes=(0.2, 0.7),
+                      counterbalanced=True, paired_view=True)
+# The released style before the preference coin was counterbalanced (and multi_agent's objects
+# paired in view), byte for byte as the
+# default made it from commit 498d6b9 up to this option (docs/bib.md, "Audit").
+RELEASED_V3 = replace(RELEASED, name="released-v3", counterbalanced=False, paired_view=False)
 # The released style before objects were drawn in view of the start, byte for byte as the
 # default made it from commit db82b19 up to this option (docs/bib.md, "The agent's steps").
-RELEASED_V2 = replace(RELEASED, name="released-v2", view_slopes=None)
+RELEASED_V2 = replace(RELEASED_V3, name="released-v2", view_slopes=None)
 # ... and before the 1-px turn steps too (the default up to commit 775409a).
 RELEASED_V1 = replace(RELEASED_V2, name="released-v1", turn_step=None)
-STYLES = {s.name: s for s in (RELEASED, TIDY, RELEASED_V1, RELEASED_V2)}
+STYLES = {s.name: s for s in (RELEASED, TIDY, RELEASED_V1, RELEASED_V2, RELEASED_V3)}
 DEFAULT_STYLE = RELEASED.name
 
 _CURRENT: ContextVar[SceneStyle] = ContextVar("bib_scene_style", default=RELEASED)

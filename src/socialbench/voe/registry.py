@@ -26,6 +26,7 @@ _MODULES: dict[str, dict[str, str]] = {
         "control-duration": "socialbench.observers.bib.controls",
         "control-speed": "socialbench.observers.bib.controls",
         "control-contrast": "socialbench.observers.bib.controls",
+        "control-path-shape": "socialbench.observers.bib.controls",
         "inverse-planning": "socialbench.observers.bib.inverse_planning",
         "mask": "socialbench.observers.bib.mask",
         "video": "socialbench.observers.bib.video_model.observer",

@@ -34,6 +34,7 @@ from socialbench.bib.world import (
     cells_under,
     far,
     free_cells,
+    in_view,
     object_icon,
     pick,
     place,
@@ -54,14 +55,23 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
     familiar = agent_icon(looks.agents[0], home)
     stranger = agent_icon(looks.agents[1], home)
 
+    look = style.current()
+
     def draw() -> Layout:
         # The maze keeps free every cell the (released: far off-centre) home overlaps.
         walls = random_walls(rng, wall_count(rng), keep_free=cells_under(home, HOME_HALF))
         blocked = Layout(walls, home, familiar).blocked()
         # Released style: both objects within a real trial's walk of the start.
-        a = pick(rng, within_reach(home_cell, blocked, far(home_cell, 2, blocked), start=home))
-        b = pick(rng, within_reach(home_cell, blocked, far(a, OBJECT_SPREAD, blocked,
-                                                           exclude=[home_cell]), start=home))
+        pair = _pair_in_view(rng, home_cell, home, blocked) if look.paired_view else None
+        if pair is not None:
+            a, b = pair
+        else:
+            a = pick(rng, within_reach(home_cell, blocked, far(home_cell, 2, blocked),
+                                       start=home))
+            b = pick(rng, within_reach(home_cell, blocked, far(a, OBJECT_SPREAD, blocked,
+                                                               exclude=[home_cell]), start=home))
+            if look.paired_view and rng.integers(2):  # either object gets the first draw
+                a, b = b, a
         objects = tuple(object_icon(look, place(rng, c, blocked, OBJECT_HALF))
                         for look, c in zip(looks.objects, (a, b), strict=True))
         return Layout(walls, home, familiar, objects)
@@ -99,6 +109,24 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
                       "kind_preferred": float(kind == "preferred")},
         },
     )
+
+
+def _pair_in_view(rng: np.random.Generator, home_cell: tuple[int, int], home: tuple[float, float],
+                  blocked: np.ndarray) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """Two cells a walk's length from the start, both in view of it at a slant and at least
+    :data:`OBJECT_SPREAD` apart, the pair and its order drawn uniformly; None if there are none.
+
+    Drawn one after the other, the preferred object first, the other (at least 3 cells from
+    it) was in view in a third of the trials against three quarters for the preferred one, so
+    the test's walk to the other object's place turned more than the familiarization walks to
+    the preferred one (docs/bib.md, "Audit"). Such a pair exists in about a third of the draws;
+    elsewhere the two are drawn one after the other and which object is drawn first is a coin.
+    """
+    seen = [c for c in within_reach(home_cell, blocked, far(home_cell, 2, blocked), start=home)
+            if in_view(home_cell, blocked, c, home)]
+    pairs = [(a, b) for a in seen for b in seen
+             if max(abs(a[0] - b[0]), abs(a[1] - b[1])) >= OBJECT_SPREAD]
+    return pairs[int(rng.integers(len(pairs)))] if pairs else None
 
 
 RECIPE = Recipe("multi_agent", "ma", "eval", build)

@@ -7,8 +7,14 @@ never overlap; the agent touches only its goal, on its way or at its end).
 Test: one familiarization trial's layout with the two objects' places swapped. Expected: the agent
 goes to the preferred object at its new place. Unexpected: it goes to the non-preferred object at
 the preferred one's old place (the familiar path). The two tests' first frames are identical.
-Control: which region holds the preferred object is a fair coin, so the preferred object is not
-systematically closer (audit: ``dist_preferred`` vs ``dist_other``, ``e_shorter``).
+Control: the preferred object is not systematically closer (paper: "preferred objects are not
+consistently closer or farther from the agent"; audit: ``dist_preferred`` vs ``dist_other``,
+``e_shorter``). In the released style whether the expected test's walk is the shorter one is
+split evenly over the task's episodes (:mod:`.counterbalance`: one of every two consecutive
+episodes each way), both by its planned length and by its frames, so an observer that picks the
+nearer object or the shorter video scores exactly chance; a layout that falls the other way (or
+ties) is redrawn. In the tidy style and ``released-v3`` which region holds the preferred object
+is a fair coin per episode.
 """
 
 from __future__ import annotations
@@ -20,7 +26,8 @@ import numpy as np
 from socialbench.bib import style
 from socialbench.bib.schema import N_FAMILIARIZATION
 from socialbench.bib.shapes import ShapeSet
-from socialbench.bib.tasks.base import Built, Recipe, go
+from socialbench.bib.tasks import counterbalance
+from socialbench.bib.tasks.base import Built, Recipe, Walk, go
 from socialbench.bib.tasks.trial_draws import drawn_trials
 from socialbench.bib.world import (
     HOME_HALF,
@@ -40,6 +47,7 @@ from socialbench.bib.world import (
     wall_count,
     within_reach,
 )
+from socialbench.core.grid_planning import polyline_length
 
 
 def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
@@ -80,6 +88,8 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
     test_e, test_u = go(swapped, 0), go(swapped, 1)
     if not all(style.fits_real_length(len(w.trial)) for w in (*walks, test_e, test_u)):
         raise Resample("a trial is shorter or longer than the real ones")
+    if look.counterbalanced:
+        _check_side(test_e, test_u, e_shorter=counterbalance.side(index) == 0)
     fam_trials = [w.trial for w in walks]
     pref_dist = [math.dist(home, f.objects[0].centre) for f in fam]
     other_dist = [math.dist(home, f.objects[1].centre) for f in fam]
@@ -96,6 +106,17 @@ def build(rng: np.random.Generator, shapes: ShapeSet, index: int) -> Built:
                       "e_shorter": float(test_e.length < test_u.length)},
         },
     )
+
+
+def _check_side(test_e: Walk, test_u: Walk, e_shorter: bool) -> None:
+    """:class:`Resample` unless the expected walk is the shorter (``e_shorter``) or the longer
+    one, both in planned length (what a nearest-object observer reads) and in frames (what a
+    duration observer reads)."""
+    by_length = polyline_length(test_e.waypoints[0]) - polyline_length(test_u.waypoints[0])
+    by_frames = len(test_e.trial) - len(test_u.trial)
+    sign = -1 if e_shorter else 1
+    if by_length * sign <= 0 or by_frames * sign <= 0:
+        raise Resample("the expected walk is not on its counterbalanced side")
 
 
 RECIPE = Recipe("preference", "lo", "eval", build)  # "lo": the released samples' code

@@ -17,7 +17,7 @@ LABELS: dict[str, str] = {
     "shortcut-nearest": "nearest", "shortcut-location": "loc.", "shortcut-path": "path",
     "shortcut-direct": "direct", "shortcut-key": "key", "inverse-planning": "inv.plan",
     "control-novelty": "novel", "control-duration": "frames", "control-speed": "speed",
-    "control-contrast": "contr.",
+    "control-contrast": "contr.", "control-path-shape": "shape",
     "multi_agent": "multi-agent", "inaccessible_goal": "inaccessible",
     "efficiency_path": "eff. path", "efficiency_time": "eff. time",
     "efficiency_irrational": "eff. irrational", "instrumental_no_barrier": "instr. none",
@@ -31,7 +31,7 @@ LABELS: dict[str, str] = {
 @click.option("--max-pairs", type=click.IntRange(min=1), default=None,
               help="Rate at most this many pairs per task (first by name).")
 @click.option("--observers", default=None,
-              help="Comma-separated observers (default: the five shortcuts, the four "
+              help="Comma-separated observers (default: the five shortcuts, the five "
                    "agent-blind controls and inverse-planning).")
 @click.option("--markdown", is_flag=True, help="Print a Markdown table instead.")
 @click.option("--check", is_flag=True,

@@ -36,9 +36,11 @@ from socialbench.commands.backend import backend_options
 @click.option("--scene-style", default=DEFAULT_STYLE, show_default=True,
               help="released: scenes with the real files' statistics (walls, offsets, trial "
                    "lengths, colours, border cells listed twice, 1-px steps at turns, objects "
-                   "in view of the start at a slant); released-v2: the same without objects "
-                   "placed in view; released-v1: released-v2 with the earlier motion (no 1-px "
-                   "turn steps); tidy: the earlier generator's.")
+                   "in view of the start at a slant, preference's shorter test walk split "
+                   "evenly, multi_agent's objects in view alike); released-v3: the same with "
+                   "those two left to a coin per episode; released-v2: released-v3 without "
+                   "objects placed in view; released-v1: released-v2 with the earlier motion "
+                   "(no 1-px turn steps); tidy: the earlier generator's.")
 @click.option("--border-repeats", type=int, default=None,
               help="Released quirk: list this many border cells among the random walls too "
                    "(they then appear twice; released samples: 2-5). Default: the scene "

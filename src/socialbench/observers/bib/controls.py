@@ -17,6 +17,8 @@ observer                  rates the test trial as surprising by ...
 ``control-contrast``      how much it differs from its familiarization, on average, in anything
                           but the agent's path: walls, barrier, objects and their shapes, key,
                           lock, home, the agent's shape and colour
+``control-path-shape``    how far its walk's shape (turns, share of slanted steps, tortuosity)
+                          is from familiarization's median shape, wherever the walk goes
 ========================  =================================================================
 """
 
@@ -120,6 +122,90 @@ def walking_speed(trial: Trial) -> float:
     return float(np.median(moving)) if len(moving) else 0.0
 
 
+# A walk bends where it strays more than this from the straight line between two kept points:
+# a straight walk drawn at any slant (2 px a frame on its major axis, the minor axis rounded)
+# strays at most 1 px.
+TURN_TOLERANCE_PX = 2.0
+STRIDE_PX = 2.0  # a step of the released walk: 2 px on its major axis (bib spec)
+# What one unit of shape difference is: one turn; a quarter of the steps slanted or not; a walk
+# a quarter of its straight-line length longer.
+SHAPE_SCALES = (1.0, 0.25, 0.25)
+
+
+@dataclass(frozen=True)
+class WalkShape:
+    """How the agent's walk bends, wherever it goes."""
+
+    turns: int  # bends of the walk (its track simplified to TURN_TOLERANCE_PX)
+    slanted: float  # share of its 2-px strides off both axes (dx and dy both non-zero)
+    tortuosity: float  # length walked over the straight distance from start to end (>= 1)
+
+    def as_tuple(self) -> tuple[float, float, float]:
+        return float(self.turns), self.slanted, self.tortuosity
+
+
+def _corners(points: np.ndarray, tolerance: float) -> int:
+    """Points a polyline keeps besides its ends when simplified (Ramer-Douglas-Peucker)."""
+    kept = 0
+    spans = [(0, len(points) - 1)]
+    while spans:
+        first, last = spans.pop()
+        if last - first < 2:
+            continue
+        a, b = points[first], points[last]
+        inner = points[first + 1:last]
+        chord = b - a
+        norm = float(np.hypot(*chord))
+        if norm > 0:
+            gaps = np.abs(chord[0] * (inner[:, 1] - a[1]) - chord[1] * (inner[:, 0] - a[0])) / norm
+        else:
+            gaps = np.hypot(*(inner - a).T)
+        far = int(np.argmax(gaps))
+        if gaps[far] > tolerance:
+            kept += 1
+            spans += [(first, first + 1 + far), (first + 1 + far, last)]
+    return kept
+
+
+def walk_shape(trial: Trial) -> WalkShape:
+    """The shape of the agent's walk: its track with still frames dropped (home, holding and
+    waits do not count), so neither speed nor pauses change it."""
+    path = np.asarray([f.agent.center for f in trial.iter_frames() if f.agent is not None],
+                      dtype=float)
+    if len(path) < 2:
+        return WalkShape(0, 0.0, 1.0)
+    steps = np.diff(path, axis=0)
+    moving = np.abs(steps).max(axis=1) > 0
+    if not moving.any():
+        return WalkShape(0, 0.0, 1.0)
+    track = np.vstack([path[:1], path[1:][moving]])
+    length = float(np.hypot(*steps[moving].T).sum())
+    chord = float(np.hypot(*(track[-1] - track[0])))
+    strides = np.diff(_strides(track), axis=0)
+    slanted = float(np.mean((strides[:, 0] != 0) & (strides[:, 1] != 0))) if len(strides) \
+        else 0.0
+    return WalkShape(turns=_corners(track, TURN_TOLERANCE_PX), slanted=slanted,
+                     tortuosity=length / max(chord, 1.0))
+
+
+def _strides(track: np.ndarray) -> np.ndarray:
+    """The track's points at least :data:`STRIDE_PX` apart on an axis: a slow walk (1 px a
+    frame on its major axis) makes axis-only frames where a full-speed one slants, so steps
+    are counted at one stride, whatever the speed."""
+    kept = [track[0]]
+    for point in track[1:]:
+        if np.abs(point - kept[-1]).max() >= STRIDE_PX:
+            kept.append(point)
+    return np.asarray(kept)
+
+
+def shape_gap(a: WalkShape, b: WalkShape | tuple[float, float, float]) -> float:
+    """The difference between two walk shapes, each feature in its :data:`SHAPE_SCALES` unit."""
+    other = b.as_tuple() if isinstance(b, WalkShape) else b
+    return float(sum(abs(x - y) / unit
+                     for x, y, unit in zip(a.as_tuple(), other, SHAPE_SCALES, strict=True)))
+
+
 def novelty(familiarization: Sequence[Trial], test: Trial) -> float:
     """The layout gap from the test scene to the nearest familiarization scene."""
     scene = scene_of(test)
@@ -147,9 +233,19 @@ def contrast(familiarization: Sequence[Trial], test: Trial) -> float:
     return float(np.mean(gaps)) if gaps else 0.0
 
 
+def path_shape_change(familiarization: Sequence[Trial], test: Trial) -> float:
+    """:func:`shape_gap` from the test walk's shape to familiarization's median shape (each
+    feature's median over the trials, so one familiar walk repeated is not a match by itself)."""
+    shapes = [walk_shape(t).as_tuple() for t in familiarization]
+    if not shapes:
+        return 0.0
+    median = tuple(float(v) for v in np.median(np.asarray(shapes), axis=0))
+    return shape_gap(walk_shape(test), median)
+
+
 RATINGS: dict[str, Callable[[Sequence[Trial], Trial], float]] = {
     "control-novelty": novelty, "control-duration": duration, "control-speed": speed_change,
-    "control-contrast": contrast,
+    "control-contrast": contrast, "control-path-shape": path_shape_change,
 }
 
 
@@ -196,7 +292,28 @@ _BARRIER_GONE = Implied(
 _KEY_TAKES_LONGER = Implied(
     "high", "fetching the key and unlocking take longer than going straight (sec. 2.4)",
     "instrumental_blocking_barrier (both outcomes fetch the key)")
+
+
+def _familiar_walk(unexpected: str, expected: str, section: str) -> Implied:
+    """A walk shape cue: the unexpected test walks as familiarization did, the expected one
+    does not (it points to the expected test)."""
+    return Implied("low", f"the unexpected test {unexpected}; the expected one {expected} "
+                   f"({section}; sec. 1: 'the unexpected outcome is typically perceptually "
+                   f"similar to the events in the familiarization')", "")
+
+
+_DETOUR_AGAIN = _familiar_walk("repeats the familiar detour", "walks straight", "sec. 2.5")
+_KEY_AGAIN = "fetches the key and unlocks, as every familiarization trial does"
 DESIGN_IMPLIED: dict[tuple[str, str], Implied] = {
+    ("control-path-shape", "preference"): _familiar_walk(
+        "walks one familiarization walk again, to the familiar place",
+        "walks to the other object's place, where no familiarization walk went", "sec. 2.1"),
+    ("control-path-shape", "efficiency_path"): _DETOUR_AGAIN,
+    ("control-path-shape", "efficiency_time"): _DETOUR_AGAIN,
+    ("control-path-shape", "instrumental_no_barrier"): _familiar_walk(
+        _KEY_AGAIN, "goes straight to the goal", "sec. 2.4"),
+    ("control-path-shape", "instrumental_inconsequential_barrier"): _familiar_walk(
+        _KEY_AGAIN, "goes round the open barrier to the goal", "sec. 2.4"),
     ("control-novelty", "inaccessible_goal"): _NOVEL_GOAL,
     ("control-contrast", "inaccessible_goal"): _NOVEL_GOAL,
     ("control-novelty", "efficiency_irrational"): _BARRIER_GONE,

@@ -74,7 +74,8 @@ def generated_episodes(job: Job) -> list[Episode]:
     recipe = split.tasks[p["task"]]
     look = style.get_style(p.get("scene_style", style.TIDY.name))
     with efficiency_time.using(p.get("time_control", efficiency_time.DEFAULT_TIME_CONTROL)):
-        built = gen.build_episode(recipe, split.shapes, job.seed, p["index"], scene_style=look)
+        built = gen.build_episode(recipe, split.shapes, job.seed, p["index"], scene_style=look,
+                                  side=p.get("side"))
     repeats = p.get("border_repeats")
     gen.list_border_repeats(built, look.border_repeats if repeats is None else repeats, job.seed)
     name = gen.episode_id(p["index"], recipe.code)
