@@ -273,3 +273,30 @@ def test_renderer_is_the_generators():
     episode = _episode(1, 1)
     image = Renderer().render(episode.test.frames[0])
     assert np.array_equal(shrink(image), rendered_frames([episode.test])[0][0])
+
+
+def test_train_command_mixes_all_shards_and_stops_after_max_updates(tmp_path):
+    from click.testing import CliRunner
+
+    from socialbench.bib.io import dump_episode
+    from socialbench.cli import main
+
+    folder = tmp_path / "train" / "preference"
+    folder.mkdir(parents=True)
+    for number in range(2):
+        dump_episode(_episode(number, 0), folder / f"00000{number}pre.json")
+    base = ["bib", "train", "--observer", "video", "--train", str(tmp_path / "train"),
+            "--quiet", "--test-steps", "2", "--fam-trials", "1", "--batch-size", "2"]
+    out = tmp_path / "v.pt"
+    result = CliRunner().invoke(main, [*base, "--out", str(out), "--shards-in-memory", "all",
+                                       "--max-updates", "1", "--epochs", "3"])
+    assert result.exit_code == 0, result.output
+    info = VideoObserver.load(out).training_info
+    assert info["shards_in_memory"] == "all" and info["updates"] == 1
+    assert info["history"][-1]["stopped"]
+    bad = CliRunner().invoke(main, [*base, "--out", str(tmp_path / "w.pt"),
+                                    "--shards-in-memory", "0"])
+    assert bad.exit_code == 2 and "positive number or all" in bad.output
+    mask = CliRunner().invoke(main, ["bib", "train", "--train", str(tmp_path / "train"),
+                                     "--out", str(tmp_path / "m.pt"), "--max-updates", "3"])
+    assert mask.exit_code == 2 and "video model's" in mask.output

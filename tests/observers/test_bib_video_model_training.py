@@ -163,3 +163,85 @@ def test_fit_takes_moving_step_sampling_and_checks_it(rightward):
         observer.fit(train[:4], epochs=1, step_sampling="moving", progress=False)
     with pytest.raises(UserError, match="step sampling"):
         observer.fit(train[:4], epochs=1, test_steps=2, step_sampling="still", progress=False)
+
+
+def _one_task_shards(train) -> list[FrameShard]:
+    """Three shards of 4 episodes, each shard one 'task' (as frame shards hold one task after
+    another); the task names tell which shard an episode came from."""
+    shards = []
+    for number in range(3):
+        shard = frame_shard(train[4 * number:4 * number + 4], 32, 3.0)
+        shards.append(FrameShard(shard.frames, shard.counts, np.array([f"t{number}"] * 4),
+                                 shard.names))
+    return shards
+
+
+def _shards_per_batch(shards, seed: int, epoch: int, shards_in_memory):
+    """For each batch of an epoch, the set of shards its episodes came from."""
+    out = []
+    for rank, group in enumerate(training._groups(len(shards), seed, epoch, shards_in_memory)):
+        held = [shards[int(i)] for i in group]
+        rng = (training.rng_for(seed, training.ALL_SHARDS_STREAM, epoch)
+               if shards_in_memory is None else
+               training.rng_for(seed, "video-episodes", epoch, rank))
+        firsts = {int(s.episode(i)[0][0].astype(np.int64).sum()): str(s.tasks[i])
+                  for s in held for i in range(len(s))}
+        assert len(firsts) == sum(len(s) for s in held)  # every episode tells its shard
+        for _, batch in training.episode_batches(held, rng, 4, torch.device("cpu"), 2):
+            starts = np.concatenate([[0], np.cumsum(batch.fam_counts.sum(dim=1).numpy())])
+            out.append({firsts.get(int((batch.fam_frames[int(k)] * 255).round().sum()), "?")
+                        for k in starts[:-1]})
+    return out
+
+
+def test_all_shards_mixing_draws_every_batch_from_the_whole_set(rightward):
+    # shards_in_memory=None (`--shards-in-memory all`, the third run's sampler): one pass
+    # over every shard, so batches mix shards that groups of one shard never mix; the order
+    # repeats for a seed and epoch and changes with either
+    shards = _one_task_shards(rightward[0])
+    assert [g.tolist() for g in training._groups(3, 0, 0, None)] == [[0, 1, 2]]
+    alone = _shards_per_batch(shards, 0, 0, 1)
+    assert len(alone) == 3 and all(len(tasks) == 1 for tasks in alone)
+    mixed = _shards_per_batch(shards, 0, 0, None)
+    assert len(mixed) == 3 and set().union(*mixed) == {"t0", "t1", "t2"}
+    assert max(len(tasks) for tasks in mixed) >= 2
+    assert mixed == _shards_per_batch(shards, 0, 0, None)
+    draws = [[int(b.inputs.sum()) for _, b in training.episode_batches(
+        shards, training.rng_for(seed, training.ALL_SHARDS_STREAM, epoch), 4,
+        torch.device("cpu"), 2)] for seed, epoch in ((0, 0), (0, 0), (1, 0), (0, 1))]
+    assert draws[0] == draws[1] and draws[0] != draws[2] and draws[0] != draws[3]
+
+
+@pytest.mark.parametrize("shards_in_memory", [None, 2])
+def test_a_run_stopped_by_max_updates_resumes_to_the_same_weights(rightward, tmp_path,
+                                                                  shards_in_memory):
+    # --max-updates stops mid-epoch (mid-group for all shards); the same command with a larger
+    # limit continues to the weights of one uninterrupted run
+    shards = _one_task_shards(rightward[0])
+    options = {"epochs": 3, "batch_size": 2, "lr": 1e-3, "seed": 5, "device":
+               torch.device("cpu"), "resume_key": {"k": 1}, "progress": False,
+               "log": lambda _text: None, "test_steps": 2, "fam_trials": 2,
+               "step_sampling": "moving", "shards_in_memory": shards_in_memory}
+
+    def net():
+        torch.manual_seed(0)
+        return VideoNet(VideoConfig(**SMALL))
+
+    whole = net()
+    history = training.train(whole, shards, shards[:1], state_path=None, max_updates=9,
+                             **options)
+    assert history[-1]["stopped"] and history[-1]["updates"] == 9
+    assert [r["updates"] for r in history[:-1]] == [6]  # one epoch: 12 episodes / 2
+    state = tmp_path / "run.resume"
+    first = training.train(net(), shards, shards[:1], state_path=state, max_updates=4,
+                           **options)
+    assert first[-1]["updates"] == 4 and first[-1]["stopped"]
+    resumed = net()
+    again = training.train(resumed, shards, shards[:1], state_path=state, max_updates=9,
+                           **options)
+    assert again[-1]["updates"] == 9
+    for (name, a), b in zip(whole.state_dict().items(), resumed.state_dict().values(),
+                            strict=True):
+        assert torch.equal(a, b), name
+    finished = training.train(resumed, shards, shards[:1], state_path=state, **options)
+    assert [r["updates"] for r in finished] == [6, 12, 18] and "stopped" not in finished[-1]

@@ -230,6 +230,33 @@ def test_surprise_higher_against_the_familiarized_goal(trained):
     assert wins == 10
 
 
+def test_the_test_prediction_follows_the_familiarization(trained):
+    # the diagnosis of preference at chance (docs/mask.md) asked whether familiarization
+    # reaches the prediction at all: with the same test state, the predicted goal moves with
+    # the familiarized goal, and zeroed familiarization masks leave neither place predicted
+    observer, _ = trained
+    rng = np.random.default_rng(11)
+    channels = md.ChannelMap()
+    places = {(7, 2): (7, 7), (2, 7): (2, 2)}  # (col, row-from-bottom) -> (row, col) on the grid
+    for _ in range(4):
+        episode = _preference_episode(rng, True)
+        states, masks = md.episode_arrays(episode, channels)
+        goal = md.point_cell(*episode.test.agent_path[-1])
+        other = next(cell for cell in places.values() if cell != goal)
+        swapped = masks.copy()
+        # the familiarization of an agent that went to the other place (the same objects)
+        other_place = next(p for p, cell in places.items() if cell == other)
+        swapped[:8] = md.visited_mask(_trial((1, 1), {}, other_place))
+        zeroed = masks.copy()
+        zeroed[:8] = 0
+        as_is, to_other, none = (observer.predict_proba(md.EpisodeArrays(
+            states[None], m[None], np.array([""]), np.array([""])))[0]
+            for m in (masks, swapped, zeroed))
+        assert as_is[goal] > 0.5 > as_is[other]
+        assert to_other[other] > 0.5 > to_other[goal]
+        assert none[goal] < 0.5 and none[other] < 0.5
+
+
 def test_save_load_round_trip_gives_identical_surprises(trained, tmp_path):
     observer, _ = trained
     path = tmp_path / "mask.pt"

@@ -55,6 +55,13 @@ PAPER_BACKGROUND = {"single_object": (0.88, 0.67), "preference": (0.92, 0.57),
               default=None,
               help="video: draw the --test-steps among all test steps (default) or only among "
                    "those where the frame changes (moving).")
+@click.option("--shards-in-memory", "shards_in_memory", default=None, metavar="N|all",
+              help="video: frame shards (64 episodes each) whose episodes are mixed in one "
+                   "pass (default 4); all: every batch drawn from the whole training set "
+                   "(~2 MB of memory an episode).")
+@click.option("--max-updates", "max_updates", default=None, type=click.IntRange(min=1),
+              help="video: stop after N optimiser steps in all, mid-epoch if need be (the "
+                   "state is kept: the same command with a larger N continues).")
 @click.option("--visit-rule", "visit_rule", type=click.Choice(["centre", "body"]), default=None,
               help="mask: a visited cell is the agent centre's (centre, default) or any cell "
                    "its icon overlaps (body; trains from --train episode files).")
@@ -63,8 +70,8 @@ def train(observer_name: str, train_dirs: tuple[Path, ...], shards: Path | None,
           epochs: int,
           max_episodes: int | None, seed: int, batch_size: int | None, lr: float | None,
           device: str, threads: int, frames: str | None, test_steps: int | None,
-          fam_trials: int | None, step_sampling: str | None, visit_rule: str | None,
-          quiet: bool) -> None:
+          fam_trials: int | None, step_sampling: str | None, shards_in_memory: str | None,
+          max_updates: int | None, visit_rule: str | None, quiet: bool) -> None:
     """Train a learned observer on expected-only training episodes and save a checkpoint.
 
     The training set is split 80/20 by sorted file name within each task (bib spec); the
@@ -91,15 +98,19 @@ def train(observer_name: str, train_dirs: tuple[Path, ...], shards: Path | None,
                         f"takes none")
     torch.set_num_threads(threads)
     started = time.perf_counter()
-    if (test_steps is not None or fam_trials is not None or step_sampling is not None) and \
-            observer_name != "video":
-        raise UserError(f"--test-steps, --fam-trials and --step-sampling are the video model's; "
-                        f"observer {observer_name!r} takes none of them")
+    video_only = (test_steps, fam_trials, step_sampling, shards_in_memory, max_updates)
+    if any(v is not None for v in video_only) and observer_name != "video":
+        raise UserError(f"--test-steps, --fam-trials, --step-sampling, --shards-in-memory and "
+                        f"--max-updates are the video model's; observer {observer_name!r} "
+                        f"takes none of them")
     if visit_rule is not None and observer_name != "mask":
         raise UserError(f"--visit-rule is the mask model's; observer {observer_name!r} takes none")
     given = {"batch_size": batch_size, "lr": lr, "device": None if device == "cpu" else device,
-             "test_steps": test_steps, "fam_trials": fam_trials, "step_sampling": step_sampling}
+             "test_steps": test_steps, "fam_trials": fam_trials, "step_sampling": step_sampling,
+             "max_updates": max_updates}
     options = {"epochs": epochs, "seed": seed, **{k: v for k, v in given.items() if v is not None}}
+    if shards_in_memory is not None:  # None is "all" from here on
+        options["shards_in_memory"] = _shards_in_memory(shards_in_memory)
     if shards is not None:
         _, metrics = train_from_shards(observer_name, shards, out=out, progress=not quiet,
                                        **options)
@@ -116,6 +127,15 @@ def train(observer_name: str, train_dirs: tuple[Path, ...], shards: Path | None,
     else:
         _print_table(metrics)
     click.echo(f"saved {out} ({elapsed:.1f} s in all)")
+
+
+def _shards_in_memory(text: str) -> int | None:
+    """--shards-in-memory: a positive count, or all (None)."""
+    if text == "all":
+        return None
+    if not text.isdigit() or int(text) < 1:
+        raise UserError(f"--shards-in-memory takes a positive number or all, got {text!r}")
+    return int(text)
 
 
 def _print_mse(metrics: dict[str, float]) -> None:

@@ -94,7 +94,8 @@ class VideoObserver(LearnedObserver[EpisodeView[Trial]]):
     def fit(self, train_set: Sequence[Episode], validation: Sequence[Episode] = (), *,
             epochs: int = 5, batch_size: int = 4, lr: float = 1e-4, seed: int = 0,
             device: str = "cpu", test_steps: int | None = None, fam_trials: int | None = None,
-            step_sampling: str = "all", state_path: Path | None = None,
+            step_sampling: str = "all", shards_in_memory: int | None = SHARDS_IN_MEMORY,
+            max_updates: int | None = None, state_path: Path | None = None,
             cache_prefix: Path | None = None, progress: bool = True,
             **unused: Any) -> dict[str, float]:
         """Train from scratch, or resume ``state_path``; return the last epoch's metrics.
@@ -106,7 +107,10 @@ class VideoObserver(LearnedObserver[EpisodeView[Trial]]):
         default all, :mod:`.training`); ``fam_trials``: in training, average that many random
         familiarization trials' embeddings (ours; default all 8; rating always uses 8);
         ``step_sampling`` ``moving``: draw those test steps among the ones where the frame
-        changes (ours; default ``all``, :mod:`.training`).
+        changes (ours; default ``all``, :mod:`.training`); ``shards_in_memory``: frame shards
+        whose episodes are mixed in one pass (None: all, every batch drawn from the whole
+        training set); ``max_updates``: stop after that many optimiser steps in all (the state
+        stays resumable: a larger value continues).
         """
         if unused:
             raise UserError(f"unknown video training option(s): {', '.join(sorted(unused))}")
@@ -119,6 +123,9 @@ class VideoObserver(LearnedObserver[EpisodeView[Trial]]):
                             f"{step_sampling!r}")
         if step_sampling != "all" and test_steps is None:
             raise UserError("--step-sampling moving draws --test-steps N steps: give N")
+        if (shards_in_memory is not None and shards_in_memory < 1) or \
+                (max_updates is not None and max_updates < 1):
+            raise UserError("shards in memory and the optimiser-step limit must be >= 1")
         if fam_trials is not None and not 1 <= fam_trials <= N_FAMILIARIZATION:
             raise UserError(f"familiarization trials per episode must be 1-{N_FAMILIARIZATION}")
         where = resolve_device(device)
@@ -129,7 +136,7 @@ class VideoObserver(LearnedObserver[EpisodeView[Trial]]):
         resume_key = {"config": self.config.to_json(), "data": [shard_key(s) for s in shards],
                       "batch_size": batch_size, "lr": lr, "seed": seed,
                       "test_steps": test_steps, "fam_trials": fam_trials,
-                      "shards_in_memory": SHARDS_IN_MEMORY}
+                      "shards_in_memory": shards_in_memory or "all"}
         if step_sampling != "all":  # "all": the key runs before the option were resumed with
             resume_key["step_sampling"] = step_sampling
         deterministic = torch.are_deterministic_algorithms_enabled()
@@ -145,7 +152,8 @@ class VideoObserver(LearnedObserver[EpisodeView[Trial]]):
                             lr=lr, seed=seed, device=where, state_path=state_path and
                             Path(state_path), resume_key=resume_key, progress=progress,
                             log=log, test_steps=test_steps, fam_trials=fam_trials,
-                            step_sampling=step_sampling)
+                            step_sampling=step_sampling, shards_in_memory=shards_in_memory,
+                            max_updates=max_updates)
         finally:
             torch.use_deterministic_algorithms(deterministic)
         self.net.to("cpu").eval()
@@ -153,6 +161,9 @@ class VideoObserver(LearnedObserver[EpisodeView[Trial]]):
         self.training_info = {"epochs": epochs, "batch_size": batch_size, "lr": lr,
                               "seed": seed, "device": str(where), "test_steps": test_steps,
                               "fam_trials": fam_trials, "step_sampling": step_sampling,
+                              "shards_in_memory": shards_in_memory or "all",
+                              "max_updates": max_updates,
+                              "updates": history[-1]["updates"] if history else 0,
                               "history": history}
         return {k: float(v) for k, v in history[-1].items() if k != "epoch"} if history else {}
 

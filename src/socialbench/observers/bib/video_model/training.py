@@ -22,13 +22,18 @@ familiarization trials, drawn at random (seeded) per episode and epoch; the enco
 ~190 familiarization frames otherwise costs more than the U-Net's over a few test steps. Rating
 always averages all 8 (the paper's design).
 
-Epochs walk the frame shards (:mod:`.frame_cache`) in groups of :data:`SHARDS_IN_MEMORY`, in an
-order seeded by (seed, epoch), and each group's episodes mixed in an order seeded by (seed,
-epoch, group): shards hold episodes in file order, i.e. one task after another, and batches
-from one task at a time pull the weights back and forth. The state (weights, optimizer,
-position, history) is written after every group, so an interrupted run loses at most one
-group's work, and a resumed run ends with the same weights as an uninterrupted one (on the CPU,
-for the same thread count: deterministic algorithms are switched on there).
+Epochs walk the frame shards (:mod:`.frame_cache`) in groups of ``shards_in_memory`` (default
+:data:`SHARDS_IN_MEMORY`), in an order seeded by (seed, epoch), and each group's episodes mixed
+in an order seeded by (seed, epoch, group): shards hold episodes in file order, i.e. one task
+after another, and batches from one task at a time pull the weights back and forth. With
+``shards_in_memory=None`` every shard is held at once (~2 MB an episode in memory) and every
+batch is drawn from the whole training set, in an order seeded by (seed, epoch) alone (the
+third run's sampler, first run by a script, ``long.py``; its stream name is kept so that the
+command reproduces that run). The state (weights, optimizer, position, history) is written
+after every group and every :data:`SAVE_EVERY` optimiser steps, so an interrupted run loses
+little, and a resumed run ends with the same weights as an uninterrupted one (on the CPU, for
+the same thread count: deterministic algorithms are switched on there). ``max_updates`` stops
+a run after that many optimiser steps in all, mid-epoch if need be; a larger value resumes it.
 """
 
 from __future__ import annotations
@@ -58,6 +63,8 @@ from socialbench.observers.bib.video_model.network import VideoNet
 STATE_FORMAT = "socialbench-video-train-state/1"
 STEP_SAMPLINGS = ("all", "moving")  # which test steps --test-steps draws from
 SHARDS_IN_MEMORY = 4  # shards whose episodes are mixed in one pass: ~0.7 GB of 2D frames
+SAVE_EVERY = 100  # optimiser steps between saved states inside a group of shards
+ALL_SHARDS_STREAM = "long"  # the seed stream of the all-shards order (the third run's script's)
 Shard = FrameShard | Path
 
 
@@ -162,13 +169,16 @@ def _draw_steps(rng: np.random.Generator, frames: np.ndarray, counts: np.ndarray
 def episode_batches(shards: Sequence[FrameShard], rng: np.random.Generator, batch_size: int,
                     device: torch.device, test_steps: int | None,
                     fam_trials: int | None = None,
-                    step_sampling: str = "all") -> Iterator[tuple[int, Batch]]:
+                    step_sampling: str = "all",
+                    skip: int = 0) -> Iterator[tuple[int, Batch | None]]:
     """(episode count, batch) over the shards' episodes mixed in an order drawn from ``rng``,
     with ``test_steps`` test steps and ``fam_trials`` familiarization trials of each (drawn
     from ``rng``; None: all; ``step_sampling`` ``moving``: test steps only where the frame
-    changes), skipping episodes whose test has no step."""
+    changes), skipping episodes whose test has no step. The first ``skip`` batches come as
+    None, with the same draws made (a resumed run continues the same sequence)."""
     where = [(s, i) for s, shard in enumerate(shards) for i in range(len(shard))]
     order = rng.permutation(len(where))
+    yielded = 0
     for start in range(0, len(order), batch_size):
         chosen = order[start:start + batch_size]
         items = [shards[where[k][0]].episode(where[k][1]) for k in chosen]
@@ -182,7 +192,9 @@ def episode_batches(shards: Sequence[FrameShard], rng: np.random.Generator, batc
             trials = [np.sort(rng.choice(N_FAMILIARIZATION, size=fam_trials, replace=False))
                       for _ in items]
         if items:
-            yield len(chosen), make_batch(items, device, steps, trials)
+            yielded += 1
+            yield len(chosen), None if yielded <= skip else make_batch(items, device, steps,
+                                                                       trials)
 
 
 @dataclass
@@ -190,19 +202,24 @@ class Position:
     """Where a run is: finished epochs, finished shards of the current one, and its loss sums."""
 
     epoch: int = 0
-    shards_done: int = 0  # groups of SHARDS_IN_MEMORY shards
+    shards_done: int = 0  # groups of shards_in_memory shards
+    batches_done: int = 0  # batches of the current group (states saved inside a group)
     loss_sum: float = 0.0
     steps: int = 0
     updates: int = 0  # optimiser steps since the run began (all epochs)
+    cpu_s: float = 0.0  # CPU seconds of training so far (resumed runs add theirs)
 
 
 def train(net: VideoNet, shards: Sequence[Shard], validation: Sequence[Shard], *, epochs: int,
           batch_size: int, lr: float, seed: int, device: torch.device,
           state_path: Path | None, resume_key: dict[str, Any], progress: bool,
           log: Callable[[str], None], test_steps: int | None = None,
-          fam_trials: int | None = None, step_sampling: str = "all") -> list[dict[str, Any]]:
+          fam_trials: int | None = None, step_sampling: str = "all",
+          shards_in_memory: int | None = SHARDS_IN_MEMORY,
+          max_updates: int | None = None) -> list[dict[str, Any]]:
     """Train ``net`` in place; return the per-epoch history (train and validation MSE, the
-    validation MSE of copying the current frame, optimiser steps and CPU seconds so far)."""
+    validation MSE of copying the current frame, optimiser steps and CPU seconds so far), and
+    a last record marked ``stopped`` when ``max_updates`` ended the run inside an epoch."""
     optimizer = torch.optim.Adam(net.parameters(), lr=lr, betas=(0.9, 0.999))
     history: list[dict[str, Any]] = []
     position = Position()
@@ -210,48 +227,75 @@ def train(net: VideoNet, shards: Sequence[Shard], validation: Sequence[Shard], *
     if state_path is not None and state_path.exists():
         position, history = _resume(state_path, key_text, net, optimizer)
     total = sum(shard_size(s) for s in shards) if progress else 0
-    cpu_before = time.process_time() - (history[-1].get("cpu_s", 0.0) if history else 0.0)
+    done_cpu = position.cpu_s or (history[-1].get("cpu_s", 0.0) if history else 0.0)
+    cpu_before = time.process_time() - done_cpu
+
+    def save() -> None:
+        if state_path is not None:
+            position.cpu_s = round(time.process_time() - cpu_before, 1)
+            _write_state(state_path, key_text, net, optimizer, position, history)
+
+    def record(epoch: float) -> dict[str, Any]:
+        return {"epoch": epoch, "train_mse": position.loss_sum / max(position.steps, 1),
+                **validate(net, validation, device), "updates": position.updates,
+                "cpu_s": round(time.process_time() - cpu_before, 1)}
+
+    def stopping() -> bool:
+        return max_updates is not None and position.updates >= max_updates
+
     with progress_bar(show=progress) as bar:
-        while position.epoch < epochs:
+        while position.epoch < epochs and not stopping():
             epoch = position.epoch
-            order = rng_for(seed, "video-shards", epoch).permutation(len(shards))
-            groups = [order[i:i + SHARDS_IN_MEMORY] for i in range(0, len(order),
-                                                                 SHARDS_IN_MEMORY)]
             task = bar.add_task(f"video epoch {epoch + 1}/{epochs}", total=total)
             net.train()
-            for rank, group in enumerate(groups):
+            for rank, group in enumerate(_groups(len(shards), seed, epoch, shards_in_memory)):
                 if rank < position.shards_done:
                     bar.update(task, advance=sum(shard_size(shards[int(i)]) for i in group))
                     continue
                 loaded = [load(shards[int(i)]) for i in group]
-                mixing = rng_for(seed, "video-episodes", epoch, rank)
+                mixing = (rng_for(seed, ALL_SHARDS_STREAM, epoch) if shards_in_memory is None
+                          else rng_for(seed, "video-episodes", epoch, rank))
                 for count, batch in episode_batches(loaded, mixing, batch_size, device,
-                                                    test_steps, fam_trials, step_sampling):
+                                                    test_steps, fam_trials, step_sampling,
+                                                    skip=position.batches_done):
+                    bar.update(task, advance=count)
+                    if batch is None:  # done before the run was resumed
+                        continue
                     errors = batch.step_errors(net)
-                    loss = errors.mean()
                     optimizer.zero_grad()
-                    loss.backward()
+                    errors.mean().backward()
                     optimizer.step()
                     position.loss_sum += float(errors.detach().sum())
                     position.steps += int(errors.numel())
                     position.updates += 1
-                    bar.update(task, advance=count)
-                position.shards_done = rank + 1
-                if state_path is not None:
-                    _write_state(state_path, key_text, net, optimizer, position, history)
-            record = {"epoch": epoch + 1,
-                      "train_mse": position.loss_sum / max(position.steps, 1),
-                      **validate(net, validation, device),
-                      "updates": position.updates,
-                      "cpu_s": round(time.process_time() - cpu_before, 1)}
-            history.append(record)
+                    position.batches_done += 1
+                    if stopping():  # mid-epoch: the state stays resumable
+                        save()
+                        net.eval()
+                        return [*history, {**record(epoch + 1), "stopped": True}]
+                    if position.updates % SAVE_EVERY == 0:
+                        save()
+                position.shards_done, position.batches_done = rank + 1, 0
+                save()
+            history.append(record(epoch + 1))
             log(", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}"
-                          for k, v in record.items()))
+                          for k, v in history[-1].items()))
             position = Position(epoch + 1, updates=position.updates)
-            if state_path is not None:
-                _write_state(state_path, key_text, net, optimizer, position, history)
+            save()
     net.eval()
+    if stopping() and position.epoch < epochs:  # rerun after a stop: report where it is
+        return [*history, {**record(position.epoch + 1), "stopped": True}]
     return history
+
+
+def _groups(n_shards: int, seed: int, epoch: int,
+            shards_in_memory: int | None) -> list[np.ndarray]:
+    """The shards each pass of an epoch holds: groups in an order seeded by (seed, epoch), or
+    (None) all of them in their given order."""
+    if shards_in_memory is None:
+        return [np.arange(n_shards)]
+    order = rng_for(seed, "video-shards", epoch).permutation(n_shards)
+    return [order[i:i + shards_in_memory] for i in range(0, n_shards, shards_in_memory)]
 
 
 def validate(net: VideoNet, shards: Sequence[Shard], device: torch.device) -> dict[str, float]:
