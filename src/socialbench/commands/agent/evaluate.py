@@ -47,6 +47,10 @@ PROTOCOL_CHOICES = ("all", "G1", "G2", "G3", "G4")
 @click.option("--orientation", is_flag=True,
               help="ToMnet-G: give the nodes their yaw (the paper's nodes have none; the "
                    "agent's heading gives its next step away).")
+@click.option("--horizon", type=click.IntRange(min=0), default=0, show_default=True,
+              help="ToMnet-G: also predict the agent's displacement this many rated frames "
+                   "ahead (5 video frames each) and rate by that prediction's error (0: the "
+                   "next step only).")
 @click.option("--no-familiarization", is_flag=True,
               help="BIPaCK: skip the per-trial update on the familiarization videos (the "
                    "paper's ablation).")
@@ -65,7 +69,8 @@ PROTOCOL_CHOICES = ("all", "G1", "G2", "G3", "G4")
 @click.option("--train-states", type=click.Path(path_type=Path), default=None,
               help="Train or calibrate on this dataset's training split, read from its state "
                    "files (the ground truth), and rate DATA's test videos (from perception "
-                   "with --from-frames): the paper's derendered condition.")
+                   "with --from-frames): the paper's derendered condition. Without "
+                   "--from-frames, a test split generated into its own folder.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
               help="BIPaCK: plan the videos on this many processes (or Ray tasks); ToMnet-G: "
@@ -77,7 +82,7 @@ PROTOCOL_CHOICES = ("all", "G1", "G2", "G3", "G4")
 def evaluate(data: Path, observer: str, protocol: str, max_train_per_type: int | None,
              epochs: int, device: str, checkpoints: Path | None, tomnet_surprise: str,
              tomnet_reduce: str,
-             absolute_positions: bool, conditioning: str, orientation: bool,
+             absolute_positions: bool, conditioning: str, orientation: bool, horizon: int,
              no_familiarization: bool,
              calibration: str, heatmap: Path | None, from_frames: bool,
              gt_segmentation: bool, train_states: Path | None, seed: int, workers: int,
@@ -121,7 +126,8 @@ def evaluate(data: Path, observer: str, protocol: str, max_train_per_type: int |
 
         if not train_states.is_dir():
             raise UserError(f"--train-states {train_states}: no such dataset folder")
-        episodes = TrainedOnStates(episodes or StateEpisodes(), train_states)
+        if episodes is not None or observer == "bipack":
+            episodes = TrainedOnStates(episodes or StateEpisodes(), train_states)
     if observer == "bipack":
         rater = BipackRater(data, pairs, max_train_per_type, progress=True,
                             use_familiarization=not no_familiarization, calibration=calibration,
@@ -136,7 +142,8 @@ def evaluate(data: Path, observer: str, protocol: str, max_train_per_type: int |
                             device=device, seed=seed, checkpoints=checkpoints,
                             episodes=episodes, surprise=tomnet_surprise,
                             relative=not absolute_positions, conditioning=conditioning,
-                            orientation=orientation, workers=workers, reduce=tomnet_reduce)
+                            orientation=orientation, workers=workers, reduce=tomnet_reduce,
+                            train_data=train_states, horizon=horizon)
     types = sorted({p[0] for p in pairs})
     for name in protocols:
         result = run_protocol(rater, name, types)

@@ -156,17 +156,20 @@ class ToMnetRater(FoldRater):
                  checkpoints: Path | None, episodes: EpisodeSource | None = None,
                  surprise: str = "teacher-forced", relative: bool = True,
                  conditioning: str = "gain", orientation: bool = False,
-                 workers: int = 1, reduce: str = "max") -> None:
+                 workers: int = 1, reduce: str = "max", train_data: Path | None = None,
+                 horizon: int = 0) -> None:
         from socialbench.observers.agent.tomnet_g.samples import sample_of
 
         self.epochs, self.device, self.seed, self.reduce = epochs, device, seed, reduce
         self.checkpoints, self.progress = checkpoints, progress
         self.surprise, self.relative, self.conditioning = surprise, relative, conditioning
-        self.orientation, self.workers = orientation, workers
+        self.orientation, self.workers, self.horizon = orientation, workers, horizon
         self.train: dict[str, list] = {}
         self.test: dict[str, list] = {}
         if episodes is None:  # the state files: one trial at a time, graphs cached
-            self._read_states(data, pairs, max_train)
+            # ``train_data``: the training split from another dataset's state files (a test
+            # split generated into its own folder), read the same way
+            self._read_states(data, pairs, max_train, train_data or data)
             return
         train = episodes.training(data, TRIAL_TYPES, max_train)
         with progress_bar(show=progress, transient=True) as bar:
@@ -181,16 +184,18 @@ class ToMnetRater(FoldRater):
                 bar.advance(job)
 
     def _read_states(self, data: Path, pairs: list[tuple[str, Path, Path]],
-                     max_train: int | None) -> None:
+                     max_train: int | None, train_data: Path) -> None:
         from socialbench.observers.agent.tomnet_g.samples import training_trials
 
-        trials = list(training_trials(data, TRIAL_TYPES, max_train))
+        trials = list(training_trials(train_data, TRIAL_TYPES, max_train))
         with progress_bar(show=self.progress, transient=True) as bar:
             job = bar.add_task("tomnet-g: building graphs", total=len(trials) + len(pairs))
             # reading a trial's states is the costly part: ``workers`` processes, in order
+            # (a cached graph's name is its folder under its dataset: train_set or test_set)
             where = (data, self.checkpoints)
             for trial_type, sample in ordered_map(_tomnet_training_sample, trials,
-                                                  self.workers, shared=where):
+                                                  self.workers,
+                                                  shared=(train_data, self.checkpoints)):
                 self.train.setdefault(trial_type, []).append(sample)
                 bar.advance(job)
             for trial_type, both in ordered_map(_tomnet_test_samples, pairs, self.workers,
@@ -211,15 +216,16 @@ class ToMnetRater(FoldRater):
                             f"data's train_set folders: ToMnet-G needs some")
         torch.manual_seed(self.seed)
         model = ToMnetG(relative=self.relative, conditioning=self.conditioning,
-                        orientation=self.orientation)
+                        orientation=self.orientation, horizon=self.horizon)
         state = None
         if self.checkpoints is not None:
             self.checkpoints.mkdir(parents=True, exist_ok=True)
             # named by what it trains on: G2's and G4's folds share scenario names
             trained_on = hashlib.sha256("+".join(fold.train).encode()).hexdigest()[:8]
             yaw = "_yaw" if self.orientation else ""
+            ahead = f"_h{self.horizon}" if self.horizon else ""
             state = self.checkpoints / (f"tomnet-g_{fold.name}-{trained_on}_{self.surprise}_"
-                                        f"{self.conditioning}{yaw}.pt")
+                                        f"{self.conditioning}{yaw}{ahead}.pt")
         train(model, samples, epochs=self.epochs, device=self.device, seed=self.seed,
               state_path=state, progress=self.progress, mode=self.surprise)
 

@@ -27,6 +27,11 @@ Our choices (each documented in docs/agent_observers.md):
   (sum-pooling has already mixed them): with that, zeroing the character left the held-out loss
   unchanged at scale 0.2 (unused), and a synthetic world of agents with opposite preferences was
   not learned.
+- ``horizon`` (default 0, off): a second linear head predicts, at every rated frame, the
+  agent's displacement ``horizon`` rated frames ahead (clipped at the video's end), trained
+  with the next step (``training.batch_loss``) and rated instead of it (``surprise.py``). One
+  step ahead, a wrong choice of goal costs a centimetre or two before the network sees which
+  way the agent went; a second ahead it costs metres, as the paper's trajectory deviation does.
 """
 
 from __future__ import annotations
@@ -115,13 +120,16 @@ CONDITIONING = ("gain", "embedding")  # where the test video's network reads the
 
 class ToMnetG(nn.Module):
     def __init__(self, relative: bool = True, conditioning: str = "gain",
-                 orientation: bool = False) -> None:
+                 orientation: bool = False, horizon: int = 0) -> None:
         super().__init__()
         if conditioning not in CONDITIONING:
             raise ValueError(f"unknown ToMnet-G conditioning {conditioning!r}; "
                              f"choose {', '.join(CONDITIONING)}")
         self.relative, self.conditioning = relative, conditioning
         self.orientation = orientation
+        if horizon < 0:
+            raise ValueError(f"ToMnet-G horizon {horizon}: rated frames ahead, 0 or more")
+        self.horizon = horizon
         self.gnn = AgentEdgePool()
         self.embed = nn.Sequential(nn.Linear(EDGE_DIM, HIDDEN), nn.ReLU())
         # the test video's own graph network, its node codes gained by the character
@@ -132,6 +140,7 @@ class ToMnetG(nn.Module):
                                     nn.Linear(HIDDEN, HIDDEN), nn.ReLU())
         self.predict = nn.LSTM(HIDDEN, HIDDEN, batch_first=True)
         self.head = nn.Linear(HIDDEN, 3)
+        self.ahead = nn.Linear(HIDDEN, 3) if horizon else None
 
     def frame_embeddings(self, nodes: torch.Tensor,
                          char: torch.Tensor | None = None) -> torch.Tensor:
@@ -166,7 +175,17 @@ class ToMnetG(nn.Module):
                 state: tuple[torch.Tensor, torch.Tensor] | None = None
                 ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
         """(B, T, N, F) test frames + (B, HIDDEN) character -> (B, T, 3) displacements."""
+        steps, _, state = self.trajectory(test_nodes, char, state)
+        return steps, state
+
+    def trajectory(self, test_nodes: torch.Tensor, char: torch.Tensor,
+                   state: tuple[torch.Tensor, torch.Tensor] | None = None
+                   ) -> tuple[torch.Tensor, torch.Tensor | None,
+                              tuple[torch.Tensor, torch.Tensor]]:
+        """As :meth:`forward`, with the ``horizon`` head's (B, T, 3) displacements ``horizon``
+        rated frames ahead (None without one)."""
         emb = self.frame_embeddings(test_nodes, char)
         both = torch.cat([emb, char[:, None].expand(-1, emb.shape[1], -1)], dim=-1)
         out, state = self.predict(self.mental(both), state)
-        return self.head(out), state
+        ahead = self.ahead(out) if self.ahead is not None else None
+        return self.head(out), ahead, state

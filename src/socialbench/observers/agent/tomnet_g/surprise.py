@@ -32,6 +32,7 @@ from socialbench.observers.agent.tomnet_g.training import (
     DISPLACEMENT_UNIT,
     Sample,
     character,
+    displacement_ahead,
     few_threads,
     rollout,
 )
@@ -43,13 +44,16 @@ REDUCTIONS = ("max", "mean")  # a video's rating from its per-step errors
 @torch.no_grad()
 def step_errors(model: ToMnetG, sample: Sample, device: str = "cpu") -> np.ndarray:
     """Per rated step of the test video (T - 1,): the distance in metres between the predicted
-    and the observed displacement, the network seeing the observed frames."""
+    and the observed displacement, the network seeing the observed frames; with a model
+    ``horizon``, the displacement that many rated frames ahead (``model.py``)."""
     with few_threads(device):
         model.eval()
         char = character(model, [sample], device)
         nodes = torch.from_numpy(sample.test.nodes)[None].to(device)
-        predicted, _ = model(nodes, char)
+        predicted, ahead, _ = model.trajectory(nodes, char)
     steps = np.diff(sample.test.agent, axis=0)
+    if ahead is not None:
+        predicted, steps = ahead, displacement_ahead(sample.test.agent, model.horizon)
     predicted_m = predicted[0, :len(steps)].cpu().numpy() * DISPLACEMENT_UNIT
     return np.linalg.norm(predicted_m - steps, axis=1)
 

@@ -78,14 +78,31 @@ def batch_loss(model: ToMnetG, samples: Sequence[Sample], device: str,
         raise ValueError(f"unknown ToMnet-G training {mode!r}; choose {', '.join(TRAINING)}")
     char = character(model, samples, device)
     nodes, _ = _pad([s.test.nodes for s in samples])
-    pred, _ = model(nodes.to(device), char)
+    pred, ahead, _ = model.trajectory(nodes.to(device), char)
     target = torch.zeros(pred.shape, device=device)
+    target_ahead = torch.zeros(pred.shape, device=device)
     mask = torch.zeros(pred.shape[:2], device=device)
     for k, s in enumerate(samples):
         steps = np.diff(s.test.agent, axis=0)
         target[k, :len(steps)] = torch.from_numpy(steps / DISPLACEMENT_UNIT).to(device)
+        if ahead is not None:
+            target_ahead[k, :len(steps)] = torch.from_numpy(
+                displacement_ahead(s.test.agent, model.horizon) / DISPLACEMENT_UNIT).to(device)
         mask[k, :len(steps)] = 1
-    return (((pred - target) ** 2).sum(-1) * mask).sum() / mask.sum().clamp(min=1)
+    loss = (((pred - target) ** 2).sum(-1) * mask).sum() / mask.sum().clamp(min=1)
+    if ahead is None:
+        return loss
+    # divided by horizon^2: a displacement `horizon` steps long weighs as one step's does
+    far = (((ahead - target_ahead) ** 2).sum(-1) * mask).sum() / mask.sum().clamp(min=1)
+    return loss + far / model.horizon ** 2
+
+
+def displacement_ahead(agent: np.ndarray, horizon: int) -> np.ndarray:
+    """(T, 3) agent centres -> (T - 1, 3): from each rated frame but the last, the displacement
+    to ``horizon`` rated frames later, or to the last frame where the video ends sooner."""
+    t = len(agent)
+    later = np.minimum(np.arange(t - 1) + horizon, t - 1)
+    return agent[later] - agent[:-1]
 
 
 def _rollout_loss(model: ToMnetG, samples: Sequence[Sample], device: str) -> torch.Tensor:
