@@ -219,7 +219,8 @@ def train(net: VideoNet, shards: Sequence[Shard], validation: Sequence[Shard], *
           max_updates: int | None = None) -> list[dict[str, Any]]:
     """Train ``net`` in place; return the per-epoch history (train and validation MSE, the
     validation MSE of copying the current frame, optimiser steps and CPU seconds so far), and
-    a last record marked ``stopped`` when ``max_updates`` ended the run inside an epoch."""
+    a last record marked ``stopped`` when ``max_updates`` ended the run before ``epochs`` (its
+    ``epoch``: the epochs finished; its train MSE: over the unfinished epoch's steps)."""
     optimizer = torch.optim.Adam(net.parameters(), lr=lr, betas=(0.9, 0.999))
     history: list[dict[str, Any]] = []
     position = Position()
@@ -235,10 +236,10 @@ def train(net: VideoNet, shards: Sequence[Shard], validation: Sequence[Shard], *
             position.cpu_s = round(time.process_time() - cpu_before, 1)
             _write_state(state_path, key_text, net, optimizer, position, history)
 
-    def record(epoch: float) -> dict[str, Any]:
-        return {"epoch": epoch, "train_mse": position.loss_sum / max(position.steps, 1),
-                **validate(net, validation, device), "updates": position.updates,
-                "cpu_s": round(time.process_time() - cpu_before, 1)}
+    def record(epoch: int) -> dict[str, Any]:
+        trained = {"train_mse": position.loss_sum / position.steps} if position.steps else {}
+        return {"epoch": epoch, **trained, **validate(net, validation, device),
+                "updates": position.updates, "cpu_s": round(time.process_time() - cpu_before, 1)}
 
     def stopping() -> bool:
         return max_updates is not None and position.updates >= max_updates
@@ -272,7 +273,7 @@ def train(net: VideoNet, shards: Sequence[Shard], validation: Sequence[Shard], *
                     if stopping():  # mid-epoch: the state stays resumable
                         save()
                         net.eval()
-                        return [*history, {**record(epoch + 1), "stopped": True}]
+                        return [*history, {**record(epoch), "stopped": True}]
                     if position.updates % SAVE_EVERY == 0:
                         save()
                 position.shards_done, position.batches_done = rank + 1, 0
@@ -284,7 +285,7 @@ def train(net: VideoNet, shards: Sequence[Shard], validation: Sequence[Shard], *
             save()
     net.eval()
     if stopping() and position.epoch < epochs:  # rerun after a stop: report where it is
-        return [*history, {**record(position.epoch + 1), "stopped": True}]
+        return [*history, {**record(position.epoch), "stopped": True}]
     return history
 
 
