@@ -3,7 +3,7 @@
     python benchmarks/bib_scene_stats.py [--pairs 20]
         [--style released|released-v2|released-v1|tidy]
         [--split eval|eval-new-shapes|train] [--real ../shared/data/bib_real_samples]
-        [--tasks a,b] [--also-style released-v2] [--steps-plot steps.png]
+        [--tasks a,b] [--also-style released-v2] [--steps-plot steps.png] [--walk-shapes]
 
 Builds ``--pairs`` episodes of every task in memory (no files; the episodes ``bib generate
 --seed 0`` writes first, with the border cells it lists twice) and prints
@@ -15,12 +15,16 @@ consecutive frame pair's (dx, dy), still frames included, by class and under eac
 "axis-aligned 2-px steps" (``bib.scene_stats.steps_table``), and the signed 5 x 5 histograms of
 the real files and of the first task. ``--steps-plot`` draws the step classes of every row as
 grouped bars (the real files' three episodes as dots, to show how much they differ).
+``--walk-shapes`` also prints how the agent's walks bend in familiarization and in each test
+(turns, straight walks, slanted strides, tortuosity; the audit's ``control-path-shape``).
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+
+import numpy as np
 
 from socialbench.bib import style
 from socialbench.bib.generate import build_episode, get_split, list_border_repeats
@@ -87,7 +91,38 @@ def real_summary_of(pairs) -> Summary:
                      for p in pairs)
 
 
+def walk_shapes_table(rows: dict[str, list[tuple[Episode, Episode | None]]]) -> str:
+    """Markdown: per data set, the agent's walks (``controls.walk_shape``) in familiarization
+    (the expected episode's 8 trials) and in the expected and unexpected tests: mean turns,
+    share of straight walks (no turn), share of slanted 2-px strides, mean tortuosity."""
+    from socialbench.observers.bib.controls import walk_shape
+
+    head = ("| data | walks: fam. / e / u | turns: fam. / e / u | straight walks: fam. / e / u "
+            "| slanted strides: fam. / e / u | tortuosity: fam. / e / u |")
+    lines = [head, "| --- |" + " ---: |" * 5]
+    for name, pairs in rows.items():
+        roles = [[walk_shape(t) for e, _ in pairs for t in e.trials[:-1]],
+                 [walk_shape(e.trials[-1]) for e, _ in pairs],
+                 [walk_shape(u.trials[-1]) for _, u in pairs if u is not None]]
+        roles = [r for r in roles if r]
+        lines.append(f"| {name} | {' / '.join(str(len(r)) for r in roles)} "
+                     f"| {_means(roles, lambda w: w.turns, '{:.2f}')} "
+                     f"| {_means(roles, lambda w: 100 * (w.turns == 0), '{:.0f}%')} "
+                     f"| {_means(roles, lambda w: 100 * w.slanted, '{:.0f}%')} "
+                     f"| {_means(roles, lambda w: w.tortuosity, '{:.2f}')} |")
+    return "\n".join(lines)
+
+
+def _means(roles: list[list], value, fmt: str) -> str:
+    return " / ".join(fmt.format(float(np.mean([value(w) for w in r]))) for r in roles)
+
+
 def generated_summary(split: str, task: str, pairs: int, scene_style: str) -> Summary:
+    return summarize(generated_pairs(split, task, pairs, scene_style))
+
+
+def generated_pairs(split: str, task: str, pairs: int,
+                    scene_style: str) -> list[tuple[Episode, Episode | None]]:
     chosen = get_split(split)
     recipe = chosen.tasks[task]
     built = []
@@ -98,7 +133,7 @@ def generated_summary(split: str, task: str, pairs: int, scene_style: str) -> Su
         b = build_episode(recipe, chosen.shapes, seed, index, scene_style=look, side=side)
         list_border_repeats(b, look.border_repeats, seed)
         built.append((Episode(b.expected), Episode(b.unexpected) if b.unexpected else None))
-    return summarize(built)
+    return built
 
 
 def main() -> None:
@@ -110,15 +145,20 @@ def main() -> None:
     parser.add_argument("--tasks", default=None, help="comma-separated task folders (all)")
     parser.add_argument("--also-style", default=None, choices=list(style.STYLES))
     parser.add_argument("--steps-plot", type=Path, default=None)
+    parser.add_argument("--walk-shapes", action="store_true",
+                        help="also the walks' shapes in familiarization and each test")
     args = parser.parse_args()
-    rows = {"real": real_summary(args.real)}
+    episodes = {"real": [(load_episode(p.expected), load_episode(p.unexpected)
+                          if p.unexpected is not None else None)
+                         for p in find_pairs(args.real)]}
     tasks = args.tasks.split(",") if args.tasks else list(get_split(args.split).tasks)
     for task in tasks:
-        rows[row_name(args.split, task)] = generated_summary(args.split, task, args.pairs,
-                                                             args.style)
+        episodes[row_name(args.split, task)] = generated_pairs(args.split, task, args.pairs,
+                                                               args.style)
         if args.also_style:
-            rows[f"{row_name(args.split, task)}, {args.also_style}"] = generated_summary(
+            episodes[f"{row_name(args.split, task)}, {args.also_style}"] = generated_pairs(
                 args.split, task, args.pairs, args.also_style)
+    rows = {name: summarize(pairs) for name, pairs in episodes.items()}
     print(markdown_table(rows))
     print()
     real = rows["real"]
@@ -135,6 +175,9 @@ def main() -> None:
     for name in ("real", first):
         print(f"\nsigned (dx, dy) over every frame pair, {name}:")
         print(signed_grid(rows[name].displacements))
+    if args.walk_shapes:
+        print("\nthe agent's walks by role (observers/bib/controls.walk_shape):\n")
+        print(walk_shapes_table(episodes))
     if args.steps_plot is not None:
         plot_steps(rows, real_episodes(args.real), args.steps_plot)
         print(f"\nwrote {args.steps_plot}")
