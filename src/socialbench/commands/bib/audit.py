@@ -12,12 +12,12 @@ from pathlib import Path
 
 import click
 
-# Short labels so the table fits 80 columns.
+# Short labels (at most a cell's width, "100.0") so the 11 observers fit 120 columns.
 LABELS: dict[str, str] = {
-    "shortcut-nearest": "nearest", "shortcut-location": "loc.", "shortcut-path": "path",
-    "shortcut-direct": "direct", "shortcut-key": "key", "inverse-planning": "inv.plan",
-    "control-novelty": "novel", "control-duration": "frames", "control-speed": "speed",
-    "control-contrast": "contr.", "control-path-shape": "shape",
+    "shortcut-nearest": "near.", "shortcut-location": "loc.", "shortcut-path": "path",
+    "shortcut-direct": "dir.", "shortcut-key": "key", "inverse-planning": "inv.plan",
+    "control-novelty": "novel", "control-duration": "dur.", "control-speed": "speed",
+    "control-contrast": "cont.", "control-path-shape": "shape",
     "multi_agent": "multi-agent", "inaccessible_goal": "inaccessible",
     "efficiency_path": "eff. path", "efficiency_time": "eff. time",
     "efficiency_irrational": "eff. irrational", "instrumental_no_barrier": "instr. none",
@@ -76,8 +76,10 @@ def audit(data: Path, max_pairs: int | None, observers: str | None, markdown: bo
                      "it points to the expected test, so following it scores below chance")
             click.echo(f"- {name} on {task}: {implied.reason}; {after}.")
     else:
-        console.print(comparison_table(results, published=RELATIVE_ACCURACY, models=("HBToM",),
-                                       labels=LABELS))
+        table = comparison_table(results, published=RELATIVE_ACCURACY, models=("HBToM",),
+                                 labels=LABELS)
+        table.pad_edge = False  # two columns more for the sub-evaluations' names
+        console.print(table)
     if check:
         problems = audit_problems(results)
         fail_on_problems(problems, data, max_problems=len(problems) + 1)
