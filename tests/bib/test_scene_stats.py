@@ -88,6 +88,14 @@ def test_no_task_is_tidier_than_the_real_files_without_a_reason(real: Summary, t
     assert set(tidier_than_real(ours, real)) <= set(DESIGN_REASONS.get(task, {}))
 
 
+def test_walks_more_axis_bound_than_any_real_episode_are_flagged(real: Summary) -> None:
+    """The efficiency detours run along their barrier: flagged as tidier steps, with the reason
+    stated; a walk straight at its object (preference) is not flagged."""
+    assert "steps" in tidier_than_real(generated("eval", "efficiency_path", 10), real)
+    assert "steps" in DESIGN_REASONS["efficiency_path"]
+    assert "steps" not in tidier_than_real(generated("eval", "preference", 10), real)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("split", ["eval", "eval-new-shapes"])
 def test_every_task_of_both_splits_on_more_pairs(real: Summary, split: str) -> None:
