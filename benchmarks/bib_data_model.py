@@ -86,7 +86,8 @@ def main() -> None:
             for cached in (base._planned, base._sprite_at, base._blocks_of, grid_planning._graph):
                 cached.cache_clear()  # a real run builds each episode once: no cache hits
             return [build_episode(split.tasks[j.params["task"]], split.shapes, j.seed,
-                                  j.params["index"], check=False) for j in jobs]
+                                  j.params["index"], check=False, side=j.params.get("side"))
+                    for j in jobs]
 
         def built_episodes() -> list[Episode]:
             return [Episode(trials) for b in build()
@@ -106,7 +107,7 @@ def main() -> None:
         def generate_pairs() -> None:
             for k, j in enumerate(jobs):
                 b = build_episode(split.tasks[j.params["task"]], split.shapes, j.seed,
-                                  j.params["index"])  # with the self-check, as generation
+                                  j.params["index"], side=j.params.get("side"))  # self-check on
                 outcomes = [(b.expected, "e"), (b.unexpected, "u")]
                 write_episodes([(Episode(t), root / "json" / f"{k}{s}.json")
                                 for t, s in outcomes if t is not None], atomic=False)

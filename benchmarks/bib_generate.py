@@ -97,7 +97,7 @@ def main() -> None:
     gc.disable()
     t0 = clock()
     built = [build_episode(split.tasks[j.params["task"]], split.shapes, j.seed, j.params["index"],
-                           check=False) for j in jobs]
+                           check=False, side=j.params.get("side")) for j in jobs]
     t_build = clock() - t0
     t0 = clock()
     for j, b in zip(jobs, built, strict=True):
