@@ -59,7 +59,7 @@ def tour(console: Console, quick: bool = True, episodes: int = TEST_EPISODES,
     training_demo(console, demo_frames, min(DEMO_EPISODES, episodes))
 
 
-DEMO_FRAMES = 25_600  # 40 PPO updates: about a minute on two cores
+DEMO_FRAMES = 25_600  # 40 PPO updates: about a minute on one thread of a quiet machine
 DEMO_EPISODES = 200
 
 
@@ -87,6 +87,8 @@ def training_demo(console: Console, frames: int, episodes: int = DEMO_EPISODES) 
     """Train MH-BabyAI-EB on the no-liar variant briefly and score it: the loop end to end."""
     import tempfile
 
+    import torch
+
     from socialbench.core.progress import training_bar
     from socialbench.rl.evaluate import evaluate_checkpoint
     from socialbench.rl.ppo import PPOConfig
@@ -94,13 +96,20 @@ def training_demo(console: Console, frames: int, episodes: int = DEMO_EPISODES) 
 
     config = RunConfig(variant="no-liar", frames=frames, precision="bf16",
                        ppo=PPOConfig(exploration_bonus=True))
-    with tempfile.TemporaryDirectory() as folder:
-        run = Run(folder, config)
-        with training_bar("MH-BabyAI-EB on no-liar (demo)") as bar:
-            task = bar.add_task("frames", total=frames, fps=0.0, success=float("nan"))
-            run.train(lambda row: bar.update(task, completed=row["frames"], fps=row["fps"],
-                                             success=row["success_rolling"]))
-        result = evaluate_checkpoint(folder, episodes=episodes)
+    # One thread: the same numbers on any machine, and no collapse when another job holds a
+    # core (two threads then wait on each other: 42 against 134 frames/s, measured).
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            run = Run(folder, config)
+            with training_bar("MH-BabyAI-EB on no-liar (demo)") as bar:
+                task = bar.add_task("frames", total=frames, fps=0.0, success=float("nan"))
+                run.train(lambda row: bar.update(task, completed=row["frames"], fps=row["fps"],
+                                                 success=row["success_rolling"]))
+            result = evaluate_checkpoint(folder, episodes=episodes)
+    finally:
+        torch.set_num_threads(threads)
     console.print(f"Training demo: MH-BabyAI-EB, no-liar, {frames:,} frames in "
                   f"{run.seconds:.0f} s ({frames / run.seconds:.0f} frames/s); success on "
                   f"{episodes} test episodes {result.success_mean:.3f} (the paper trains "
