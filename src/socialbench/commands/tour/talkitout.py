@@ -20,7 +20,7 @@ def tour(console: Console, quick: bool = True, episodes: int = TEST_EPISODES,
          demo_frames: int | None = None) -> None:
     """Evaluate the three reference agents on both variants and print them, and the trained
     agents of a saved study, beside Table 1 (quick: 2 seeds instead of the paper's 16); then
-    a short training demonstration (``demo_frames``, default about a minute)."""
+    a short training demonstration (``demo_frames``, default about two minutes)."""
     from socialbench.talkitout.planner import solvable_share
 
     seeds = 2 if quick else EVAL_SEEDS
@@ -59,7 +59,7 @@ def tour(console: Console, quick: bool = True, episodes: int = TEST_EPISODES,
     training_demo(console, demo_frames, min(DEMO_EPISODES, episodes))
 
 
-DEMO_FRAMES = 25_600  # 40 PPO updates: about a minute on one thread of a quiet machine
+DEMO_FRAMES = 25_600  # 40 PPO updates: about 2 min on one thread of a quiet machine
 DEMO_EPISODES = 200
 
 
