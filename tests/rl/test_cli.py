@@ -103,3 +103,20 @@ def test_welch_and_table_on_a_hand_made_case():
     assert test["significant"] and test["p"] < 1e-3
     text = table_markdown(table, ["original"])
     assert "0.260 +- 0.008" in text and "0.259 +- 0.010" in text  # ours beside the paper's
+
+
+def test_a_row_says_which_episode_length_it_was_trained_with():
+    def entry(condition: str, seed: int, t_max: int | None) -> dict:
+        made = {"condition": condition, "variant": "original", "seed": seed, "frames": 10,
+                "success": 0.25}
+        if t_max is not None:
+            made["t_max"] = t_max
+        return made
+
+    entries = [entry("deaf", 0, 320), entry("deaf", 1, 320), entry("mh-babyai", 0, None)]
+    table = summarise(entries, ["deaf", "mh-babyai"], ["original"])
+    assert table["rows"]["deaf"]["original"]["t_max"] == [320]
+    # results written before the field existed were all trained with the paper's 40 steps
+    assert table["rows"]["mh-babyai"]["original"]["t_max"] == [40]
+    text = table_markdown(table, ["original"])
+    assert "(n=2, t_max 320)" in text and "(n=1)" in text

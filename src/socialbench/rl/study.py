@@ -30,6 +30,7 @@ from socialbench.core.files import atomic_write
 from socialbench.rl.conditions import PAPER_LABELS, PAPER_TABLE_1, parse_condition
 from socialbench.rl.ppo import PPOConfig
 from socialbench.rl.train import LOG, RunConfig, read_log
+from socialbench.talkitout.env import PAPER_T_MAX
 from socialbench.talkitout.evaluate import check_variant
 
 RESULTS = "results.jsonl"
@@ -67,7 +68,7 @@ def run_job(job: Job, out: Path) -> dict[str, Any]:
 
         rate = success_rate("random", job.variant, job.seed, job.episodes)
         return {"condition": job.condition, "variant": job.variant, "seed": job.seed,
-                "frames": 0, "success": rate}
+                "frames": 0, "success": rate, "t_max": job.t_max}
     from socialbench.rl.evaluate import load_agent
     from socialbench.rl.evaluate import success_rate as model_success_rate
     from socialbench.rl.train import Run
@@ -80,7 +81,7 @@ def run_job(job: Job, out: Path) -> dict[str, Any]:
     model, run, frames = load_agent(job.folder(out))
     rate = model_success_rate(model, run, job.variant, job.seed, job.episodes)
     return {"condition": job.condition, "variant": job.variant, "seed": job.seed,
-            "frames": frames, "success": rate}
+            "frames": frames, "success": rate, "t_max": run.t_max}
 
 
 def read_results(out: Path) -> dict[tuple[str, str, int], dict[str, Any]]:
@@ -163,13 +164,19 @@ def summarise(entries: Sequence[dict[str, Any]], conditions: Sequence[str],
 
     rates: dict[str, dict[str, list[float]]] = {c: {v: [] for v in variants} for c in conditions}
     frames: dict[str, dict[str, list[int]]] = {c: {v: [] for v in variants} for c in conditions}
+    # The episode length each run trained and was tested with: the paper's 40 or the released
+    # code's 320 give different tables (docs/talkitout.md), so a row says which it is.
+    t_maxes: dict[str, dict[str, set[int]]] = {c: {v: set() for v in variants}
+                                               for c in conditions}
     for e in entries:
         if e["condition"] in rates and e["variant"] in variants:
             rates[e["condition"]][e["variant"]].append(float(e["success"]))
             frames[e["condition"]][e["variant"]].append(int(e["frames"]))
+            t_maxes[e["condition"]][e["variant"]].add(int(e.get("t_max", PAPER_T_MAX)))
     rows = {c: {v: {"mean": float(np.mean(r)) if r else None,
                     "std": float(np.std(r)) if r else None, "seeds": len(r),
-                    "frames": max(frames[c][v], default=0), "per_seed": r}
+                    "frames": max(frames[c][v], default=0), "per_seed": r,
+                    "t_max": sorted(t_maxes[c][v])}
                 for v, r in by_variant.items()} for c, by_variant in rates.items()}
     tests = []
     for v in variants:
@@ -194,10 +201,18 @@ def write_table(out: Path, conditions: Sequence[str], variants: Sequence[str],
     return table
 
 
+def t_max_note(row: dict[str, Any]) -> str:
+    """", t_max 320" for a row not trained with the paper's 40 steps (empty otherwise)."""
+    lengths = [int(t) for t in row.get("t_max", [])]
+    if not lengths or lengths == [PAPER_T_MAX]:
+        return ""
+    return ", t_max " + "/".join(str(t) for t in lengths)
+
+
 def _cell(row: dict[str, Any]) -> str:
     if row.get("mean") is None:
         return "-"
-    return f"{row['mean']:.3f} +- {row['std']:.3f} (n={row['seeds']})"
+    return f"{row['mean']:.3f} +- {row['std']:.3f} (n={row['seeds']}{t_max_note(row)})"
 
 
 def table_markdown(table: dict[str, Any], variants: Sequence[str]) -> str:

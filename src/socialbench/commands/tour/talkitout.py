@@ -10,7 +10,7 @@ from rich.table import Table
 
 from socialbench.commands.tour.talkitout_learned import QUICK_EPISODES, hierarchical_rows
 from socialbench.rl.conditions import PAPER_LABELS, PAPER_TABLE_1
-from socialbench.rl.study import SHIPPED_TABLE
+from socialbench.rl.study import SHIPPED_TABLE, t_max_note
 from socialbench.talkitout.evaluate import EVAL_SEEDS, TEST_EPISODES, evaluate
 
 AGENTS = ("random", "door-guess", "oracle")
@@ -66,7 +66,8 @@ DEMO_EPISODES = 200
 def _measured_cell(row: dict | None) -> str:
     if not row or row.get("mean") is None:
         return "-"
-    return f"{row['mean']:.3f} +- {row['std']:.3f} (n={row['seeds']}, {row['frames'] / 1e6:.1f}M)"
+    return (f"{row['mean']:.3f} +- {row['std']:.3f} "
+            f"(n={row['seeds']}, {row['frames'] / 1e6:.1f}M{t_max_note(row)})")
 
 
 def saved_study() -> tuple[dict | None, str]:
