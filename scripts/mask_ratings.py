@@ -1,7 +1,7 @@
 """The mask model's evaluation table in docs/mask.md: one checkpoint's predictions rated three ways.
 
     python scripts/mask_ratings.py CHECKPOINT DATA [--markdown]
-    python scripts/mask_ratings.py CHECKPOINT --generate eval [--episodes N] [--seed S]
+    python scripts/mask_ratings.py CHECKPOINT --generate eval [--episodes N] [--seed S] [--tasks T]
 
 Rates every expected/unexpected pair under DATA (each file read once), or with ``--generate``
 every pair ``socialbench bib generate --split SPLIT --no-video --seed S [--episodes N]`` would
@@ -44,6 +44,8 @@ def main() -> None:
     parser.add_argument("--generate", metavar="SPLIT", help="rate a generated split in memory")
     parser.add_argument("--episodes", type=int, default=None, help="pairs per task (--generate)")
     parser.add_argument("--seed", type=int, default=0, help="generator seed (--generate)")
+    parser.add_argument("--tasks", default=None,
+                        help="comma-separated sub-evaluations to rate (--generate; default all)")
     parser.add_argument("--threads", type=int, default=1, help="PyTorch CPU threads")
     parser.add_argument("--ratings", type=Path, nargs="+", default=None,
                         help="JSON lines of the pairs' ratings, appended (to the first file) as "
@@ -76,8 +78,8 @@ def main() -> None:
         # pair k of every task before pair k + 1 of any: a stopped run rated the first pairs
         # of every sub-evaluation
         pairs = ((task, name, lambda e=e, u=u: [e, u]) for task, name, e, u in
-                 generated_pairs(args.generate, episodes=args.episodes, seed=args.seed,
-                                 interleaved=True, reverse=args.reverse, skip=done))
+                 generated_pairs(args.generate, tasks=args.tasks, episodes=args.episodes,
+                                 seed=args.seed, interleaved=True, reverse=args.reverse, skip=done))
     else:
         pairs = ((task, e.stem[:-1], lambda e=e, u=u: [load_episode(e), load_episode(u)])
                  for task, e, u in collect_pairs(args.data) if (task, e.stem[:-1]) not in done)

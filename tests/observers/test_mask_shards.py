@@ -188,3 +188,31 @@ def test_generated_pairs_rate_as_their_files(tmp_path):
     assert [(r.task, r.name.removesuffix("e"), r.expected, r.unexpected)
             for r in from_files] == in_memory
     assert len({r for _, _, *pair in in_memory for r in pair}) >= 6  # not a constant rating
+
+
+def test_body_rule_shards_hold_body_masks_and_train_a_body_model(built, tmp_path):
+    """`bib shards --visit-rule body`: the masks are tensorize's body masks of the same episodes
+    (each a superset of the centre mask), the index records the rule, the keys differ from
+    centre shards', and a model trained on them marks visits the same way."""
+    plans = sh.plan_shards(tasks=TASKS, episodes=5, seed=3, shard_size=2, visit_rule="body")
+    centre_plans = sh.plan_shards(tasks=TASKS, episodes=5, seed=3, shard_size=2)
+    assert {p.key for p in plans}.isdisjoint(p.key for p in centre_plans)
+    root = tmp_path / "body"
+    sh.build_shards(root, plans, progress=False)
+    body, centre = sh.ShardSet(root), sh.ShardSet(built)
+    assert body.visit_rule == "body" and centre.visit_rule == "centre"
+    job = plans[0].jobs[0]
+    expected = tensorize(sh.generated_episodes(job)[:1], ChannelMap(), "body")
+    assert np.array_equal(body.masks[np.array([0])], expected.masks)
+    b, c = body.load(), centre.load()
+    assert np.array_equal(b.states, c.states)
+    assert (b.masks >= c.masks).all() and (b.masks > c.masks).any()
+    observer, _ = train_from_shards("mask", root, progress=False, epochs=1, batch_size=4)
+    assert observer.config.visit_rule == "body"
+    with pytest.raises(UserError, match="body-rule masks"):
+        MaskObserver().fit(body, epochs=1, progress=False)
+    with pytest.raises(UserError, match="--visit-rule must be"):
+        sh.plan_shards(tasks=TASKS, episodes=1, visit_rule="corner")
+    result = CliRunner().invoke(main, ["bib", "train", "--shards", str(root), "--out",
+                                       str(tmp_path / "m.pt"), "--visit-rule", "body"])
+    assert result.exit_code != 0 and "drop --visit-rule" in result.output

@@ -27,9 +27,14 @@ from socialbench.bib.style import DEFAULT_STYLE
               help="As `bib generate --scene-style`.")
 @click.option("--border-repeats", type=int, default=None,
               help="As `bib generate --border-repeats`.")
+@click.option("--visit-rule", "visit_rule", type=click.Choice(["centre", "body"]),
+              default="centre", show_default=True,
+              help="Visited cells in the masks: the agent centre's cell, or every cell its "
+                   "icon overlaps (docs/mask.md).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def shards(out: Path, split: str, tasks: str | None, episodes: int | None, seed: int,
-           shard_size: int, scene_style: str, border_repeats: int | None, quiet: bool) -> None:
+           shard_size: int, scene_style: str, border_repeats: int | None, visit_rule: str,
+           quiet: bool) -> None:
     """Generate background episodes in memory (the episodes `bib generate` would write with the
     same options; no JSON is written) and store the mask model's arrays in fixed-size shards
     for `socialbench bib train --shards OUT`."""
@@ -37,10 +42,11 @@ def shards(out: Path, split: str, tasks: str | None, episodes: int | None, seed:
 
     started = time.perf_counter()
     plans = plan_shards(split, tasks=tasks, episodes=episodes, seed=seed, shard_size=shard_size,
-                        scene_style=scene_style, border_repeats=border_repeats)
+                        scene_style=scene_style, border_repeats=border_repeats,
+                        visit_rule=visit_rule)
     settings = {"split": split, "tasks": tasks, "episodes": episodes, "seed": seed,
                 "shard_size": shard_size, "scene_style": scene_style,
-                "border_repeats": border_repeats}
+                "border_repeats": border_repeats, "visit_rule": visit_rule}
     index = build_shards(out, plans, progress=not quiet, settings=settings)
     n = sum(entry["count"] for entry in index["shards"])
     click.echo(f"{out}: {len(index['shards'])} shards, {n} episodes "

@@ -64,7 +64,7 @@ PAPER_BACKGROUND = {"single_object": (0.88, 0.67), "preference": (0.92, 0.57),
                    "state is kept: the same command with a larger N continues).")
 @click.option("--visit-rule", "visit_rule", type=click.Choice(["centre", "body"]), default=None,
               help="mask: a visited cell is the agent centre's (centre, default) or any cell "
-                   "its icon overlaps (body; trains from --train episode files).")
+                   "its icon overlaps (body); with --shards, the shards' rule.")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 def train(observer_name: str, train_dirs: tuple[Path, ...], shards: Path | None, out: Path,
           epochs: int,
@@ -89,8 +89,9 @@ def train(observer_name: str, train_dirs: tuple[Path, ...], shards: Path | None,
     if bool(train_dirs) == (shards is not None):
         raise UserError("give either --train DIR (episode files) or --shards DIR (made by "
                         "`socialbench bib shards`)")
-    if shards is not None and visit_rule == "body":
-        raise UserError("--shards hold centre-rule masks: train --visit-rule body from --train DIR")
+    if shards is not None and visit_rule is not None:
+        raise UserError("--shards: the model takes the visit rule the shards were built with "
+                        "(`bib shards --visit-rule`); drop --visit-rule")
     if shards is not None and max_episodes is not None:
         raise UserError("--max-episodes applies to --train; build smaller shards instead")
     if frames is not None and observer_name != "video":

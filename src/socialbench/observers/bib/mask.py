@@ -405,9 +405,11 @@ class MaskObserver(LearnedObserver[EpisodeView[Trial]]):
             if episodes.channels != self.config.channels:
                 raise UserError(f"the shards under {episodes.root} were built with another "
                                 f"channel map than the model's; rebuild them")
-            if self.config.visit_rule != "centre":
-                raise UserError(f"the shards under {episodes.root} hold centre-rule masks; "
-                                f"visit_rule {self.config.visit_rule!r} trains from episodes")
+            if episodes.visit_rule != self.config.visit_rule:
+                raise UserError(f"the shards under {episodes.root} hold {episodes.visit_rule}-"
+                                f"rule masks, the model's visit rule is "
+                                f"{self.config.visit_rule!r}: build shards with "
+                                f"--visit-rule {self.config.visit_rule}")
             return episodes
         if isinstance(episodes, EpisodeArrays):
             return episodes

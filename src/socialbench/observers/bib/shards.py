@@ -42,7 +42,13 @@ from socialbench.core.errors import DataFileError, UserError
 from socialbench.core.files import atomic_write
 from socialbench.core.progress import progress_bar
 from socialbench.core.runner import Job
-from socialbench.observers.bib.mask_data import N_CHANNELS, ChannelMap, EpisodeArrays, tensorize
+from socialbench.observers.bib.mask_data import (
+    N_CHANNELS,
+    VISIT_RULES,
+    ChannelMap,
+    EpisodeArrays,
+    tensorize,
+)
 
 SHARDS_FORMAT = "socialbench-mask-shards/1"
 INDEX_NAME = "index.json"
@@ -124,6 +130,7 @@ class ShardPlan:
     start: int
     jobs: tuple[Job, ...]
     key: str
+    visit_rule: str = "centre"
 
     @property
     def stem(self) -> str:
@@ -138,9 +145,11 @@ class ShardPlan:
 def plan_shards(split: str = "train", *, tasks: str | Sequence[str] | None = None,
                 episodes: int | None = None, seed: int = 0, shard_size: int = DEFAULT_SHARD_SIZE,
                 scene_style: str = style.DEFAULT_STYLE, border_repeats: int | None = None,
-                channels: ChannelMap | None = None) -> list[ShardPlan]:
+                channels: ChannelMap | None = None, visit_rule: str = "centre",
+                ) -> list[ShardPlan]:
     """The shards of a background set, in task order: the jobs ``bib generate`` would run with
-    the same options, cut into chunks of ``shard_size`` consecutive episodes per task."""
+    the same options, cut into chunks of ``shard_size`` consecutive episodes per task.
+    ``visit_rule``: how the masks mark visited cells (:data:`.mask_data.VISIT_RULES`)."""
     chosen = gen.get_split(split)
     if chosen.name != "train":
         raise UserError("shards hold background (training) episodes: use --split train")
@@ -150,6 +159,8 @@ def plan_shards(split: str = "train", *, tasks: str | Sequence[str] | None = Non
         raise UserError(f"--episodes must be at least 1, got {episodes}")
     if seed < 0:
         raise UserError(f"--seed must be 0 or more, got {seed}")
+    if visit_rule not in VISIT_RULES:
+        raise UserError(f"--visit-rule must be one of {', '.join(VISIT_RULES)}, got {visit_rule!r}")
     look = style.get_style(scene_style)
     names = gen.parse_tasks(chosen, tasks)
     sizes = gen.task_counts(chosen, names, "paper", episodes)
@@ -162,8 +173,10 @@ def plan_shards(split: str = "train", *, tasks: str | Sequence[str] | None = Non
             chunk = tuple(jobs[start:start + shard_size])
             what = {"format": SHARDS_FORMAT, "generator": source, "channels": channels.to_json(),
                     "jobs": [[job.seed, job.params] for job in chunk]}
+            if visit_rule != "centre":  # centre: the keys of shards made before the option
+                what["visit_rule"] = visit_rule
             key = hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()
-            plans.append(ShardPlan(task, start, chunk, key))
+            plans.append(ShardPlan(task, start, chunk, key, visit_rule))
     return plans
 
 
@@ -184,9 +197,13 @@ def build_shards(out: Path | str, plans: Sequence[ShardPlan], *,
         raise UserError(f"--out {out} is a file; give a folder")
     out.mkdir(parents=True, exist_ok=True)
     channels = channels or ChannelMap()
+    rules = {plan.visit_rule for plan in plans} or {"centre"}
+    if len(rules) > 1:
+        raise UserError("one shard folder holds masks of one visit rule")
     done = {entry["stem"]: entry for entry in _previous_entries(out)}
     index: dict[str, Any] = {"format": SHARDS_FORMAT, "channels": channels.to_json(),
-                             "settings": settings or {}, "shards": []}
+                             "visit_rule": rules.pop(), "settings": settings or {},
+                             "shards": []}
     planned = {plan.stem for plan in plans}
     for stem, entry in done.items():
         if stem not in planned:
@@ -207,7 +224,8 @@ def build_shards(out: Path | str, plans: Sequence[ShardPlan], *,
 
 
 def _build_one(out: Path, plan: ShardPlan, channels: ChannelMap) -> dict[str, Any]:
-    arrays = tensorize((generated_episodes(job)[0] for job in plan.jobs), channels)
+    arrays = tensorize((generated_episodes(job)[0] for job in plan.jobs), channels,
+                       plan.visit_rule)
     files = {}
     for kind in ROW_SHAPES:
         name = f"{plan.stem}.{kind}.npy"
@@ -365,6 +383,8 @@ class ShardSet:
         self.tasks = np.array(tasks, dtype=str)[self.rows]
         self.names = np.array(names, dtype=str)[self.rows]
         self.channels = ChannelMap.from_json(self.index["channels"])
+        # indexes written before the option hold centre-rule masks
+        self.visit_rule = str(self.index.get("visit_rule", "centre"))
 
     def __len__(self) -> int:
         return len(self.rows)

@@ -82,11 +82,15 @@ def train_from_shards(name: str, root: Path | str, *, out: Path | None = None,
     (with ``OUT.resume`` beside it). Only observers that train on the mask arrays take shards."""
     from socialbench.observers.bib.shards import ShardSet
 
-    observer = make_observer("bib", name)
-    if name != "mask" or not isinstance(observer, LearnedObserver):
+    if name != "mask":
         raise UserError(f"--shards holds the mask model's arrays: observer {name!r} cannot train "
                         f"on them (give --train DIR of episode files)")
-    train, validation = ShardSet(root).split()
+    shards = ShardSet(root)
+    # the model marks visited cells as the shards' masks do (their index records the rule)
+    observer = make_observer("bib", name, visit_rule=shards.visit_rule)
+    if not isinstance(observer, LearnedObserver):
+        raise UserError(f"observer {name!r} is not trained")
+    train, validation = shards.split()
     if out is not None:
         out = Path(out)
         out.parent.mkdir(parents=True, exist_ok=True)
