@@ -244,3 +244,68 @@ def test_pose_keys_round_each_coordinate_to_the_millimetre_as_round_does():
     for state, key in zip(states, keys, strict=True):
         assert key == (tuple(round(v, 3) for v in state.position),
                        tuple(round(v, 3) for v in state.orientation))
+
+
+def _slab_reference(half: np.ndarray, origin: np.ndarray, local: np.ndarray) -> np.ndarray:
+    """The slab test written plainly (enter: the largest near slab side, leave: the smallest
+    far one, along each row), for rays with no zero component."""
+    with np.errstate(divide="ignore"):
+        low, high = (-half - origin) / local, (half - origin) / local
+    enter = np.minimum(low, high).max(axis=1)
+    leave = np.maximum(low, high).min(axis=1)
+    return np.where((enter <= leave) & (leave > 0), np.maximum(enter, 0.0), np.inf)
+
+
+def test_box_hits_by_hand_and_bit_for_bit_as_the_plain_slab_test():
+    spec = EntitySpec(5, "box", "obstacle", "box", (2.0, 1.0, 4.0), (0.0, 0.0, 0.0))
+    body = visibility.PlacedBody(spec, np.zeros(3), np.eye(3))
+    eye = np.array([-5.0, 0.0, 0.0])
+    rays = np.array([[1.0, 0.0, 0.0],  # straight at the face x = -1: t = 4
+                     [2.0, 0.0, 0.0],  # the same, twice as long a step: t = 2
+                     [1.0, 0.2, 0.0],  # y at x = -1 is 0.8, outside the half-width 0.5
+                     [0.0, 1.0, 0.0],  # parallel to the x slabs and outside them: a miss
+                     [-1.0, 0.0, 0.0]])  # away from the box
+    assert body.hit_distance(eye, rays).tolist() == [4.0, 2.0, np.inf, np.inf, np.inf]
+    inside = np.array([0.5, 0.0, 0.0])  # from inside the box: hits at once
+    assert body.hit_distance(inside, rays[:2]).tolist() == [0.0, 0.0]
+    # random turned boxes and rays: the same bits as the plain formula
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        quaternion = rng.normal(size=4)
+        rotation = visibility._rotation(quaternion / np.linalg.norm(quaternion))
+        turned = visibility.PlacedBody(spec, rng.normal(size=3), rotation)
+        eye = rng.normal(0, 4, 3)
+        directions = turned.position + rng.normal(0, 1.5, (300, 3)) - eye  # about half hit
+        expected = _slab_reference(np.asarray(spec.size) / 2, (eye - turned.position) @ rotation,
+                                   directions @ rotation)
+        assert np.array_equal(turned.hit_distance(eye, directions), expected)
+        assert 0 < np.isfinite(expected).sum() < len(expected)
+
+
+def test_video_counts_equal_each_frame_counted_alone():
+    """The video's counts (shared per pose, frames where nothing moved repeated) are each
+    frame's own count with every body in the scene (``count_pixels``), each body at the first
+    state of its pose to the millimetre (the pose a count is shared by)."""
+    video = walk_video("familiarization", scenario=3, trial_type="3.1")
+    seen = video_visibility(video)
+    rays = visibility.PixelRays.of(video.config.camera)
+    specs = {s.id: s for s in video.config.entities if s.kind not in ("floor", "room")}
+    states = [s for frame in video.frames for s in frame if s.id in specs]
+    first: dict[tuple, EntityState] = {}
+    for state, key in zip(states, visibility._pose_keys(states), strict=True):
+        first.setdefault((state.id, key), state)
+    keyed = dict(zip(map(id, states), visibility._pose_keys(states), strict=True))
+    checked = 0
+    for t, frame in enumerate(video.frames):
+        here = [first[(s.id, keyed[id(s)])] for s in frame if s.id in specs]
+        placed = [visibility.PlacedBody.at(specs[s.id], s) for s in here]
+        for k, state in enumerate(here):
+            if specs[state.id].kind == "occluder":
+                continue
+            others = placed[:k] + placed[k + 1:]
+            column = seen.column(state.id)
+            assert visibility.count_pixels(rays, placed[k], others) == \
+                (seen.showing[t, column], seen.silhouette[t, column]), (t, state.id)
+            checked += 1
+    assert checked >= 2 * len(video.frames)
+    assert (seen.showing[:, seen.column(AGENT)] == 0).any()  # hidden for a while
