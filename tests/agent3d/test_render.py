@@ -199,3 +199,49 @@ def test_a_frame_where_nothing_moved_is_the_one_drawn_before_and_its_own_arrays(
         assert np.array_equal(got.segmentation, want.segmentation)
         assert got.segmentation.dtype == np.int16 and got.depth_mm.dtype == np.uint16
     assert not np.shares_memory(third.rgb, fourth.rgb)
+
+
+def test_frames_drawn_ahead_come_in_order_and_failures_and_early_stops_reach_both_threads():
+    import threading
+
+    from socialbench.agent3d.render import drawn_ahead
+
+    assert list(drawn_ahead(iter(range(10)), 2)) == list(range(10))
+
+    def failing():
+        yield 1
+        raise ValueError("drawing failed")
+
+    got = []
+    with pytest.raises(ValueError, match="drawing failed"):
+        for item in drawn_ahead(failing(), 3):
+            got.append(item)
+    assert got == [1]
+
+    closed = threading.Event()
+
+    def endless():
+        try:
+            k = 0
+            while True:
+                yield k
+                k += 1
+        finally:
+            closed.set()  # the drawing's generator is closed, in its own thread
+
+    ahead = drawn_ahead(endless(), 2)
+    assert [next(ahead) for _ in range(3)] == [0, 1, 2]
+    ahead.close()  # the writer stops early (an error there): the drawing stops too
+    assert closed.is_set()
+    assert not any(t.name == "render-draw" for t in threading.enumerate())
+
+
+def test_a_video_written_with_and_without_the_drawing_thread_is_the_same_bytes(tmp_path):
+    video = walk_video("familiarization")
+    video = Video(video.config, video.frames[:12])
+    for ahead in (0, 4):
+        (tmp_path / str(ahead)).mkdir()
+        render_video(video, tmp_path / str(ahead), RenderOptions(width=64, height=64,
+                                                                  draw_ahead=ahead))
+    for name in ("rgb.mp4", "frames.npz"):
+        assert (tmp_path / "0" / name).read_bytes() == (tmp_path / "4" / name).read_bytes()
