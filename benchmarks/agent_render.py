@@ -18,7 +18,8 @@ On a busy machine the CPU shares are the steadier; with the drawing thread, the 
 two threads' CPU times is what the wall time would come to on two free cores (an estimate:
 this script's machine has none free), printed as ``critical path``.
 
-Run: ``nice -n 5 python benchmarks/agent_render.py [--type 2.1] [--size 320] [--rounds 3]``
+Run: ``nice -n 5 python benchmarks/agent_render.py [--type 2.1] [--size 320] [--rounds 3]
+[--every 3]``
 """
 
 from __future__ import annotations
@@ -88,9 +89,13 @@ def main() -> None:
                         help="frame side, pixels (default: the render's)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--every", type=int, default=1,
+                        help="render every Nth frame only (3: no frame repeats the last one's "
+                             "poses, so none is copied instead of drawn)")
     args = parser.parse_args()
     options = RenderOptions(width=args.size, height=args.size)
     video = make_trial(args.type, "test", 0, derive_seed(args.seed, "bench", args.type)).expected
+    video = Video(video.config, video.frames[::max(args.every, 1)])
     ways: dict[str, Callable[[], Times]] = {
         "raw (limit)": lambda: timed(lambda: raw_seconds(video, options, 0)),
         "raw, PyBullet shadows": lambda: timed(lambda: raw_seconds(video, options, 1)),
