@@ -51,6 +51,10 @@ PROTOCOL_CHOICES = ("all", "G1", "G2", "G3", "G4")
               help="ToMnet-G: also predict the agent's displacement this many rated frames "
                    "ahead (5 video frames each) and rate by that prediction's error (0: the "
                    "next step only).")
+@click.option("--end-head", is_flag=True,
+              help="ToMnet-G: also predict where the test video leaves the agent, from every "
+                   "frame, and add that prediction's error to each step's (as the original "
+                   "ToMnet predicts the object an agent will consume; docs/agent_observers.md).")
 @click.option("--no-familiarization", is_flag=True,
               help="BIPaCK: skip the per-trial update on the familiarization videos (the "
                    "paper's ablation).")
@@ -83,7 +87,7 @@ def evaluate(data: Path, observer: str, protocol: str, max_train_per_type: int |
              epochs: int, device: str, checkpoints: Path | None, tomnet_surprise: str,
              tomnet_reduce: str,
              absolute_positions: bool, conditioning: str, orientation: bool, horizon: int,
-             no_familiarization: bool,
+             end_head: bool, no_familiarization: bool,
              calibration: str, heatmap: Path | None, from_frames: bool,
              gt_segmentation: bool, train_states: Path | None, seed: int, workers: int,
              as_json: bool, markdown: bool) -> None:
@@ -143,7 +147,7 @@ def evaluate(data: Path, observer: str, protocol: str, max_train_per_type: int |
                             episodes=episodes, surprise=tomnet_surprise,
                             relative=not absolute_positions, conditioning=conditioning,
                             orientation=orientation, workers=workers, reduce=tomnet_reduce,
-                            train_data=train_states, horizon=horizon)
+                            train_data=train_states, horizon=horizon, end=end_head)
     types = sorted({p[0] for p in pairs})
     for name in protocols:
         result = run_protocol(rater, name, types)

@@ -157,13 +157,14 @@ class ToMnetRater(FoldRater):
                  surprise: str = "teacher-forced", relative: bool = True,
                  conditioning: str = "gain", orientation: bool = False,
                  workers: int = 1, reduce: str = "max", train_data: Path | None = None,
-                 horizon: int = 0) -> None:
+                 horizon: int = 0, end: bool = False) -> None:
         from socialbench.observers.agent.tomnet_g.samples import sample_of
 
         self.epochs, self.device, self.seed, self.reduce = epochs, device, seed, reduce
         self.checkpoints, self.progress = checkpoints, progress
         self.surprise, self.relative, self.conditioning = surprise, relative, conditioning
         self.orientation, self.workers, self.horizon = orientation, workers, horizon
+        self.end = end
         self.train: dict[str, list] = {}
         self.test: dict[str, list] = {}
         if episodes is None:  # the state files: one trial at a time, graphs cached
@@ -216,7 +217,7 @@ class ToMnetRater(FoldRater):
                             f"data's train_set folders: ToMnet-G needs some")
         torch.manual_seed(self.seed)
         model = ToMnetG(relative=self.relative, conditioning=self.conditioning,
-                        orientation=self.orientation, horizon=self.horizon)
+                        orientation=self.orientation, horizon=self.horizon, end=self.end)
         state = None
         if self.checkpoints is not None:
             self.checkpoints.mkdir(parents=True, exist_ok=True)
@@ -224,6 +225,7 @@ class ToMnetRater(FoldRater):
             trained_on = hashlib.sha256("+".join(fold.train).encode()).hexdigest()[:8]
             yaw = "_yaw" if self.orientation else ""
             ahead = f"_h{self.horizon}" if self.horizon else ""
+            ahead += "_end" if self.end else ""
             state = self.checkpoints / (f"tomnet-g_{fold.name}-{trained_on}_{self.surprise}_"
                                         f"{self.conditioning}{yaw}{ahead}.pt")
         train(model, samples, epochs=self.epochs, device=self.device, seed=self.seed,

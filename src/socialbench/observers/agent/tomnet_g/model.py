@@ -32,6 +32,14 @@ Our choices (each documented in docs/agent_observers.md):
   with the next step (``training.batch_loss``) and rated instead of it (``surprise.py``). One
   step ahead, a wrong choice of goal costs a centimetre or two before the network sees which
   way the agent went; a second ahead it costs metres, as the paper's trajectory deviation does.
+- ``end`` (default False, off): a third linear head predicts, at every rated frame, the agent's
+  displacement to where the test video leaves it (its last rated frame), as the original ToMnet
+  (Rabinowitz et al., 2018) predicts which object an agent will consume beside its next action.
+  The next-step loss learns almost nothing about which goal an agent prefers: the agent stands
+  still for a random 3-7 s and then its first step is about 13 mm, after which the network sees
+  the way it went. With the end head every still frame asks "where will it go", metres off if
+  the character does not say. Trained beside the next step in metres squared
+  (``training.batch_loss``); the rating adds its error to the next step's (``surprise.py``).
 """
 
 from __future__ import annotations
@@ -120,7 +128,7 @@ CONDITIONING = ("gain", "embedding")  # where the test video's network reads the
 
 class ToMnetG(nn.Module):
     def __init__(self, relative: bool = True, conditioning: str = "gain",
-                 orientation: bool = False, horizon: int = 0) -> None:
+                 orientation: bool = False, horizon: int = 0, end: bool = False) -> None:
         super().__init__()
         if conditioning not in CONDITIONING:
             raise ValueError(f"unknown ToMnet-G conditioning {conditioning!r}; "
@@ -141,6 +149,8 @@ class ToMnetG(nn.Module):
         self.predict = nn.LSTM(HIDDEN, HIDDEN, batch_first=True)
         self.head = nn.Linear(HIDDEN, 3)
         self.ahead = nn.Linear(HIDDEN, 3) if horizon else None
+        self.end = end
+        self.to_end = nn.Linear(HIDDEN, 3) if end else None
 
     def frame_embeddings(self, nodes: torch.Tensor,
                          char: torch.Tensor | None = None) -> torch.Tensor:
@@ -184,8 +194,18 @@ class ToMnetG(nn.Module):
                               tuple[torch.Tensor, torch.Tensor]]:
         """As :meth:`forward`, with the ``horizon`` head's (B, T, 3) displacements ``horizon``
         rated frames ahead (None without one)."""
+        steps, ahead, _, state = self.predictions(test_nodes, char, state)
+        return steps, ahead, state
+
+    def predictions(self, test_nodes: torch.Tensor, char: torch.Tensor,
+                    state: tuple[torch.Tensor, torch.Tensor] | None = None
+                    ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None,
+                               tuple[torch.Tensor, torch.Tensor]]:
+        """As :meth:`trajectory`, with the ``end`` head's (B, T, 3) displacements to the
+        video's last frame (None without one)."""
         emb = self.frame_embeddings(test_nodes, char)
         both = torch.cat([emb, char[:, None].expand(-1, emb.shape[1], -1)], dim=-1)
         out, state = self.predict(self.mental(both), state)
         ahead = self.ahead(out) if self.ahead is not None else None
-        return self.head(out), ahead, state
+        to_end = self.to_end(out) if self.to_end is not None else None
+        return self.head(out), ahead, to_end, state

@@ -33,13 +33,13 @@ class ToMnetGObserver(LearnedObserver[EpisodeView[VideoStates]]):
 
     def __init__(self, device: str = "cpu", seed: int = 0, relative: bool = True,
                  surprise: str = "teacher-forced", conditioning: str = "gain",
-                 orientation: bool = False, horizon: int = 0) -> None:
+                 orientation: bool = False, horizon: int = 0, end: bool = False) -> None:
         self.device = device
         self.seed = seed
         self.reading = surprise  # not `surprise`: that is the observer interface's method
         torch.manual_seed(seed)
         self.model = ToMnetG(relative=relative, conditioning=conditioning,
-                             orientation=orientation, horizon=horizon).to(device)
+                             orientation=orientation, horizon=horizon, end=end).to(device)
 
     def surprise_per_step(self, episode: EpisodeView[VideoStates]) -> np.ndarray:
         return surprise_per_step(self.model, sample_of(episode.trials), self.reading,
@@ -57,7 +57,8 @@ class ToMnetGObserver(LearnedObserver[EpisodeView[VideoStates]]):
     def save(self, path: Path) -> None:
         torch.save({"model": self.model.state_dict(), "relative": self.model.relative,
                     "surprise": self.reading, "conditioning": self.model.conditioning,
-                    "orientation": self.model.orientation, "horizon": self.model.horizon},
+                    "orientation": self.model.orientation, "horizon": self.model.horizon,
+                    "end": self.model.end},
                    path)
 
     @classmethod
@@ -68,7 +69,8 @@ class ToMnetGObserver(LearnedObserver[EpisodeView[VideoStates]]):
                            surprise=str(state.get("surprise", "teacher-forced")),
                            conditioning=str(state.get("conditioning", "gain")),
                            orientation=bool(state.get("orientation", False)),
-                           horizon=int(state.get("horizon", 0)))
+                           horizon=int(state.get("horizon", 0)),
+                           end=bool(state.get("end", False)))
             observer.model.load_state_dict(state["model"])
         except (OSError, RuntimeError, KeyError, TypeError, ValueError, EOFError,
                 pickle.UnpicklingError) as exc:

@@ -20,6 +20,12 @@ Two readings of "predicted trajectory" (``--tomnet-surprise``):
 - ``rollout``: the paper's Figure 5 loop: from the test video's first frame the network's own
   predictions move the agent node, and the rating is the mean distance between that path and
   the observed one, frame by frame.
+
+With the ``end`` head (``--end-head``, ``model.py``), a teacher-forced step's error is the next
+step's plus the end head's: how far, in metres, the predicted place where the video leaves the
+agent is from the observed one. An agent that walks to the goal its familiarization did not
+favour is metres off at every frame it stands still before it sets off, where the next step is
+a few millimetres off either way.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from socialbench.observers.agent.tomnet_g.training import (
     Sample,
     character,
     displacement_ahead,
+    displacement_to_end,
     few_threads,
     rollout,
 )
@@ -45,17 +52,27 @@ REDUCTIONS = ("max", "mean")  # a video's rating from its per-step errors
 def step_errors(model: ToMnetG, sample: Sample, device: str = "cpu") -> np.ndarray:
     """Per rated step of the test video (T - 1,): the distance in metres between the predicted
     and the observed displacement, the network seeing the observed frames; with a model
-    ``horizon``, the displacement that many rated frames ahead (``model.py``)."""
+    ``horizon``, the displacement that many rated frames ahead (``model.py``); with an ``end``
+    head, plus the distance between the predicted and observed displacement to the video's end."""
     with few_threads(device):
         model.eval()
         char = character(model, [sample], device)
         nodes = torch.from_numpy(sample.test.nodes)[None].to(device)
-        predicted, ahead, _ = model.trajectory(nodes, char)
+        predicted, ahead, to_end, _ = model.predictions(nodes, char)
     steps = np.diff(sample.test.agent, axis=0)
     if ahead is not None:
         predicted, steps = ahead, displacement_ahead(sample.test.agent, model.horizon)
-    predicted_m = predicted[0, :len(steps)].cpu().numpy() * DISPLACEMENT_UNIT
-    return np.linalg.norm(predicted_m - steps, axis=1)
+    errors = _distances(predicted, steps)
+    if to_end is not None:
+        errors = errors + _distances(to_end, displacement_to_end(sample.test.agent))
+    return errors
+
+
+def _distances(predicted: torch.Tensor, observed: np.ndarray) -> np.ndarray:
+    """(1, T, 3) predictions in DISPLACEMENT_UNIT against (T - 1, 3) observed metres ->
+    (T - 1,) distances in metres."""
+    predicted_m = predicted[0, :len(observed)].cpu().numpy() * DISPLACEMENT_UNIT
+    return np.linalg.norm(predicted_m - observed, axis=1)
 
 
 def rollout_errors(model: ToMnetG, sample: Sample, device: str = "cpu") -> np.ndarray:

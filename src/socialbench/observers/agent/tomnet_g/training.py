@@ -78,9 +78,10 @@ def batch_loss(model: ToMnetG, samples: Sequence[Sample], device: str,
         raise ValueError(f"unknown ToMnet-G training {mode!r}; choose {', '.join(TRAINING)}")
     char = character(model, samples, device)
     nodes, _ = _pad([s.test.nodes for s in samples])
-    pred, ahead, _ = model.trajectory(nodes.to(device), char)
+    pred, ahead, to_end, _ = model.predictions(nodes.to(device), char)
     target = torch.zeros(pred.shape, device=device)
     target_ahead = torch.zeros(pred.shape, device=device)
+    target_end = torch.zeros(pred.shape, device=device)
     mask = torch.zeros(pred.shape[:2], device=device)
     for k, s in enumerate(samples):
         steps = np.diff(s.test.agent, axis=0)
@@ -88,13 +89,29 @@ def batch_loss(model: ToMnetG, samples: Sequence[Sample], device: str,
         if ahead is not None:
             target_ahead[k, :len(steps)] = torch.from_numpy(
                 displacement_ahead(s.test.agent, model.horizon) / DISPLACEMENT_UNIT).to(device)
+        if to_end is not None:
+            target_end[k, :len(steps)] = torch.from_numpy(
+                displacement_to_end(s.test.agent) / DISPLACEMENT_UNIT).to(device)
         mask[k, :len(steps)] = 1
-    loss = (((pred - target) ** 2).sum(-1) * mask).sum() / mask.sum().clamp(min=1)
-    if ahead is None:
-        return loss
-    # divided by horizon^2: a displacement `horizon` steps long weighs as one step's does
-    far = (((ahead - target_ahead) ** 2).sum(-1) * mask).sum() / mask.sum().clamp(min=1)
-    return loss + far / model.horizon ** 2
+
+    def mse(predicted: torch.Tensor, wanted: torch.Tensor) -> torch.Tensor:
+        return (((predicted - wanted) ** 2).sum(-1) * mask).sum() / mask.sum().clamp(min=1)
+
+    loss = mse(pred, target)
+    if ahead is not None:
+        # divided by horizon^2: a displacement `horizon` steps long weighs as one step's does
+        loss = loss + mse(ahead, target_ahead) / model.horizon ** 2
+    if to_end is not None:
+        # in metres squared (the next step's is in DISPLACEMENT_UNIT squared): a wrong goal,
+        # metres off at every still frame, still outweighs the rest of the frames' step errors
+        loss = loss + mse(to_end, target_end) * DISPLACEMENT_UNIT ** 2
+    return loss
+
+
+def displacement_to_end(agent: np.ndarray) -> np.ndarray:
+    """(T, 3) agent centres -> (T - 1, 3): from each rated frame but the last, the
+    displacement to the last one (where the video leaves the agent)."""
+    return agent[-1] - agent[:-1]
 
 
 def displacement_ahead(agent: np.ndarray, horizon: int) -> np.ndarray:
