@@ -31,7 +31,12 @@ import torch
 
 from socialbench.bib import generate as gen
 from socialbench.bib.schema import N_FAMILIARIZATION, Episode
-from socialbench.observers.bib.mask import MaskNet, MaskObserver, step_surprise
+from socialbench.observers.bib.mask import (
+    CharacterEncoder,
+    MaskNet,
+    MaskObserver,
+    step_surprise,
+)
 from socialbench.observers.bib.mask_data import (
     N_OBJECT_CHANNELS,
     OBJECT0,
@@ -130,10 +135,20 @@ def oracle_forward(self: MaskNet, fam_states: torch.Tensor, fam_masks: torch.Ten
     return self.decoder(test_state, code)
 
 
+def product_forward(self: CharacterEncoder, state: torch.Tensor,
+                    mask: torch.Tensor) -> torch.Tensor:
+    """The encoder fed (state x mask, mask) pairs: each channel only where the path is."""
+    b, c, h, w = state.shape
+    path = mask[:, None].expand(b, c, h, w)
+    pairs = torch.stack([state * path, path], dim=2)
+    per = self.per_channel(pairs.reshape(b, c * 2, h, w))
+    return self.head(self.mix(per).flatten(1))
+
+
 def probe_oracle(count: int, epochs: int, which: Sequence[str]) -> None:
     episodes = background_episodes(0, count)
     cut = int(0.8 * count)
-    for label, oracle in (("fixed code", True), ("encoder", False)):
+    for label, oracle in (("fixed code", True), ("encoder", False), ("product encoder", False)):
         if label.split()[0] not in which:
             continue
         observer = MaskObserver(visit_rule="body",
@@ -141,9 +156,11 @@ def probe_oracle(count: int, epochs: int, which: Sequence[str]) -> None:
         train = tensorize(episodes[:cut], observer.config.channels, "body")
         held = tensorize(episodes[cut:], observer.config.channels, "body")
         cells = [goal_cells(e) for e in episodes[cut:]]
-        saved = MaskNet.forward
+        saved, saved_encoder = MaskNet.forward, CharacterEncoder.forward
         if oracle:
             MaskNet.forward = oracle_forward
+        if label == "product encoder":
+            CharacterEncoder.forward = product_forward
         state = Path(tempfile.mkdtemp()) / "state.pt"  # each epoch resumes the last one's
         try:
             for epoch in range(1, epochs + 1):
@@ -153,7 +170,7 @@ def probe_oracle(count: int, epochs: int, which: Sequence[str]) -> None:
                 other = np.array([p[i][c[1]] for i, c in enumerate(cells)])
                 print(f"{label}, epoch {epoch}: {outcomes(pref, other)}", flush=True)
         finally:
-            MaskNet.forward = saved
+            MaskNet.forward, CharacterEncoder.forward = saved, saved_encoder
 
 
 def main() -> None:
@@ -165,7 +182,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--which", default="fixed,encoder",
-                        help="oracle: the models to train (fixed: the fixed code; encoder)")
+                        help="oracle: the models to train (fixed: the fixed code; encoder; "
+                             "product: the encoder fed each state channel times the mask)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     if args.probe == "oracle":
