@@ -25,6 +25,7 @@ import argparse
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -38,6 +39,7 @@ from socialbench.observers.bib.mask import (
     step_surprise,
 )
 from socialbench.observers.bib.mask_data import (
+    N_CHANNELS,
     N_OBJECT_CHANNELS,
     OBJECT0,
     EpisodeArrays,
@@ -145,10 +147,29 @@ def product_forward(self: CharacterEncoder, state: torch.Tensor,
     return self.head(self.mix(per).flatten(1))
 
 
+def pooled_product_forward(self: CharacterEncoder, state: torch.Tensor,
+                           mask: torch.Tensor) -> torch.Tensor:
+    """As :func:`product_forward`, the map averaged over the cells before the linear layer."""
+    b, c, h, w = state.shape
+    path = mask[:, None].expand(b, c, h, w)
+    pairs = torch.stack([state * path, path], dim=2)
+    per = self.per_channel(pairs.reshape(b, c * 2, h, w))
+    return self.pooled_head(self.mix(per).mean(dim=(2, 3)))
+
+
+def pooled_init(self: CharacterEncoder, config: Any, n_channels: int = N_CHANNELS) -> None:
+    ENCODER_INIT(self, config, n_channels)
+    self.pooled_head = torch.nn.Linear(config.encoder_width, config.embedding_dim)
+
+
+ENCODER_INIT = CharacterEncoder.__init__
+
+
 def probe_oracle(count: int, epochs: int, which: Sequence[str]) -> None:
     episodes = background_episodes(0, count)
     cut = int(0.8 * count)
-    for label, oracle in (("fixed code", True), ("encoder", False), ("product encoder", False)):
+    for label, oracle in (("fixed code", True), ("encoder", False), ("product encoder", False),
+                          ("pooled product encoder", False)):
         if label.split()[0] not in which:
             continue
         observer = MaskObserver(visit_rule="body",
@@ -157,6 +178,9 @@ def probe_oracle(count: int, epochs: int, which: Sequence[str]) -> None:
         held = tensorize(episodes[cut:], observer.config.channels, "body")
         cells = [goal_cells(e) for e in episodes[cut:]]
         saved, saved_encoder = MaskNet.forward, CharacterEncoder.forward
+        if label == "pooled product encoder":
+            CharacterEncoder.forward, CharacterEncoder.__init__ = (pooled_product_forward,
+                                                                   pooled_init)
         if oracle:
             MaskNet.forward = oracle_forward
         if label == "product encoder":
@@ -171,6 +195,7 @@ def probe_oracle(count: int, epochs: int, which: Sequence[str]) -> None:
                 print(f"{label}, epoch {epoch}: {outcomes(pref, other)}", flush=True)
         finally:
             MaskNet.forward, CharacterEncoder.forward = saved, saved_encoder
+            CharacterEncoder.__init__ = ENCODER_INIT
 
 
 def main() -> None:
@@ -183,7 +208,8 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--which", default="fixed,encoder",
                         help="oracle: the models to train (fixed: the fixed code; encoder; "
-                             "product: the encoder fed each state channel times the mask)")
+                             "product: the encoder fed each state channel times the mask; "
+                             "pooled: the same, its map averaged over the cells)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     if args.probe == "oracle":
