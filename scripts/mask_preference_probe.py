@@ -137,24 +137,24 @@ def oracle_forward(self: MaskNet, fam_states: torch.Tensor, fam_masks: torch.Ten
     return self.decoder(test_state, code)
 
 
-def product_forward(self: CharacterEncoder, state: torch.Tensor,
-                    mask: torch.Tensor) -> torch.Tensor:
-    """The encoder fed (state x mask, mask) pairs: each channel only where the path is."""
+def product_map(self: CharacterEncoder, state: torch.Tensor,
+                mask: torch.Tensor) -> torch.Tensor:
+    """The encoder map of (state x mask, mask) pairs: each channel only where the path is."""
     b, c, h, w = state.shape
     path = mask[:, None].expand(b, c, h, w)
     pairs = torch.stack([state * path, path], dim=2)
-    per = self.per_channel(pairs.reshape(b, c * 2, h, w))
-    return self.head(self.mix(per).flatten(1))
+    return self.mix(self.per_channel(pairs.reshape(b, c * 2, h, w)))
+
+
+def product_forward(self: CharacterEncoder, state: torch.Tensor,
+                    mask: torch.Tensor) -> torch.Tensor:
+    return self.head(product_map(self, state, mask).flatten(1))
 
 
 def pooled_product_forward(self: CharacterEncoder, state: torch.Tensor,
                            mask: torch.Tensor) -> torch.Tensor:
     """As :func:`product_forward`, the map averaged over the cells before the linear layer."""
-    b, c, h, w = state.shape
-    path = mask[:, None].expand(b, c, h, w)
-    pairs = torch.stack([state * path, path], dim=2)
-    per = self.per_channel(pairs.reshape(b, c * 2, h, w))
-    return self.pooled_head(self.mix(per).mean(dim=(2, 3)))
+    return self.pooled_head(product_map(self, state, mask).mean(dim=(2, 3)))
 
 
 def pooled_init(self: CharacterEncoder, config: Any, n_channels: int = N_CHANNELS) -> None:
