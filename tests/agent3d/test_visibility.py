@@ -320,3 +320,43 @@ def _check_each_frame(video: Video, every: int = 1) -> None:
             checked += 1
     assert checked >= 2 * len(video.frames) // every
     assert (seen.showing[:, seen.column(AGENT)] == 0).any()  # hidden for a while
+
+
+def test_windows_of_a_video_at_once_are_each_pose_window():
+    """The windows of every state of a video, worked out at once, are those of
+    ``PixelRays.window`` on each placed body's corners (and None out of view or behind)."""
+    rng = np.random.default_rng(8)
+    camera = Camera(position=(0.3, -3.2, 1.6), target=(0.0, 0.3, 0.1))
+    rays = visibility.PixelRays.of(camera)
+    specs = {k: EntitySpec(k, "body", "obstacle", "box", tuple(rng.uniform(0.1, 1.5, 3)),
+                           (0.0, 0.0, 0.0)) for k in range(5)}
+    states = []
+    for _ in range(400):
+        quaternion = rng.normal(size=4)
+        quaternion /= np.linalg.norm(quaternion)
+        states.append(EntityState(int(rng.integers(5)), tuple(rng.normal(0, 3, 3).tolist()),
+                                  tuple(quaternion.tolist())))
+    at_once = visibility._windows(rays, states, specs)
+    one_by_one = [rays.window(visibility.PlacedBody.at(specs[s.id], s).corners())
+                  for s in states]
+    assert at_once == one_by_one
+    assert any(w is None for w in at_once) and any(w is not None for w in at_once)
+
+
+def test_a_still_body_cast_once_hides_as_cast_per_target():
+    """A body standing still in front, cast once on its whole window and read per target
+    (``_depth``), gives each target ray the distance the body's own test on it gives."""
+    video = _shapes_scene()
+    rays = visibility.PixelRays.of(video.config.camera)
+    grid = rays.grid()
+    specs = {s.id: s for s in video.config.entities}
+    states = {s.id: s for s in video.frames[0]}
+    panel = visibility.PlacedBody.at(specs[30], states[30])
+    window = rays.window(panel.corners())
+    depth = visibility._depth(rays, panel, window, grid)
+    row0, row1, col0, col1 = window
+    rows, cols = np.divmod(np.arange((row1 - row0) * (col1 - col0)), col1 - col0)
+    directions = rays.directions((rows + row0).astype(float), (cols + col0).astype(float))
+    assert np.array_equal(grid[row0:row1, col0:col1].reshape(-1, 3), directions)
+    assert np.array_equal(depth.ravel(), panel.hit_distance(rays.eye, directions))
+    assert np.isfinite(depth).any()

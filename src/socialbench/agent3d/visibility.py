@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -98,6 +98,14 @@ class PixelRays:
         u = ((cols + 0.5) / self.width * 2 - 1) * self.tan_half * aspect
         v = (1 - (rows + 0.5) / self.height * 2) * self.tan_half
         return self.forward + u[:, None] * self.right + v[:, None] * self.up
+
+    def grid(self) -> np.ndarray:
+        """(height, width, 3) the directions of every pixel's ray, as :meth:`directions`
+        gives them (the same elementwise arithmetic, so the same bits), for slicing windows
+        out of rather than working each window's out again."""
+        rows, cols = np.divmod(np.arange(self.height * self.width), self.width)
+        return self.directions(rows.astype(float), cols.astype(float)).reshape(
+            self.height, self.width, 3)
 
     def window(self, points: np.ndarray) -> tuple[int, int, int, int] | None:
         """(row0, row1, col0, col1), end exclusive, of the pixels covering ``points`` (N, 3)
@@ -239,20 +247,45 @@ class _Target:
 
 
 def _target(rays: PixelRays, body: PlacedBody, window: Window | None,
-            fixed: Sequence[tuple[PlacedBody, Window]]) -> _Target | None:
+            fixed: Sequence[tuple[PlacedBody, Window]],
+            grid: np.ndarray | None = None) -> _Target | None:
+    """``grid``: :meth:`PixelRays.grid`, when many windows of one camera are cast."""
     if window is None:
         return None
     row0, row1, col0, col1 = window
     # the window's pixels row by row (np.mgrid's, raveled, without its overhead)
     rows = np.repeat(np.arange(row0, row1), col1 - col0)
     cols = np.tile(np.arange(col0, col1), row1 - row0)
-    directions = rays.directions(rows.astype(float), cols.astype(float))
+    if grid is None:
+        directions = rays.directions(rows.astype(float), cols.astype(float))
+    else:
+        directions = grid[row0:row1, col0:col1].reshape(-1, 3)
     own = body.hit_distance(rays.eye, directions)
     covered = np.isfinite(own)
     target = _Target(directions[covered], rows[covered], cols[covered], own[covered],
                      np.full(int(covered.sum()), np.inf))
     target.nearest = _in_front(rays, target, target.nearest, fixed)
     return target
+
+
+def _depth(rays: PixelRays, body: PlacedBody, window: Window, grid: np.ndarray) -> np.ndarray:
+    """The body's hit distance on every ray of its window (window-shaped): a body that stands
+    still in front of others is cast once, and read where each of them needs it."""
+    row0, row1, col0, col1 = window
+    return body.hit_distance(rays.eye, grid[row0:row1, col0:col1].reshape(-1, 3)).reshape(
+        row1 - row0, col1 - col0)
+
+
+def _behind_depths(target: _Target, depths: Sequence[tuple[Window, np.ndarray]]) -> None:
+    """``target.nearest`` lowered by bodies cast beforehand (``_depth``), each read on the
+    target's rays in its window."""
+    for (row0, row1, col0, col1), depth in depths:
+        inside = np.flatnonzero((target.rows >= row0) & (target.rows < row1)
+                                & (target.cols >= col0) & (target.cols < col1))
+        if inside.size:
+            target.nearest[inside] = np.minimum(
+                target.nearest[inside],
+                depth[target.rows[inside] - row0, target.cols[inside] - col0])
 
 
 def _in_front(rays: PixelRays, target: _Target, nearest: np.ndarray,
@@ -331,6 +364,7 @@ _SHARED_COUNTS = 200_000
 
 def _count_video(video: Video, size: tuple[int, int]) -> VideoVisibility:
     rays = PixelRays.of(video.config.camera, size)
+    grid = _grid(video.config.camera, size)
     specs = list(video.config.entities)
     ids = tuple(s.id for s in specs)
     solid = [s for s in specs if s.kind not in _BACKGROUND_KINDS]
@@ -343,17 +377,21 @@ def _count_video(video: Video, size: tuple[int, int]) -> VideoVisibility:
     column = {s.id: k for k, s in enumerate(specs)}
     counts = _shared_counts(video.config.camera, size)
     targets: dict[tuple, _Target | None] = {}
-    windows: dict[tuple, Window | None] = {}
     first: dict[int, tuple] = {}  # each body's pose in the first frame that has it
-    # a state object's pose key, made once (all at once) and its placed body only when a count
-    # needs it: a static body's state is one object in every frame (the frames keep the
-    # objects alive, so their ids stay theirs)
+    # every distinct state object's pose key and picture window, made all at once; its
+    # placed body only when a count needs it (a static body's state is one object in every
+    # frame; the frames keep the objects alive, so their ids stay theirs)
     solid_ids = {spec.id: spec for spec in solid}
     distinct = {id(s): s for frame in video.frames for s in frame if s.id in solid_ids}
-    keys = {key: (solid_ids[state.id].shape, solid_ids[state.id].size, pose)
-            for (key, state), pose in zip(distinct.items(), _pose_keys(list(distinct.values())),
-                                          strict=True)}
+    states = list(distinct.values())
+    poses = [(solid_ids[state.id].shape, solid_ids[state.id].size, pose)
+             for state, pose in zip(states, _pose_keys(states), strict=True)]
+    keys = dict(zip(distinct, poses, strict=True))
+    windows: dict[tuple, Window | None] = {}
+    for pose, window in zip(poses, _windows(rays, states, solid_ids), strict=True):
+        windows.setdefault(pose, window)  # the first state with that pose, as frames go
     bodies: dict[int, PlacedBody] = {}
+    depths: dict[tuple, np.ndarray] = {}  # by pose: a body standing still, cast once
 
     def placed(state: EntityState) -> PlacedBody:
         body = bodies.get(id(state))
@@ -361,46 +399,101 @@ def _count_video(video: Video, size: tuple[int, int]) -> VideoVisibility:
             body = bodies[id(state)] = PlacedBody.at(solid_ids[state.id], state)
         return body
 
-    cells: list[tuple[int, int, tuple]] = []  # (frame, column, count key)
-    last: tuple | None = None
-    last_cells: list[tuple[int, tuple]] = []
+    counted = [i for i in solid_ids if solid_ids[i].kind not in _ALWAYS_SEEN]
+    order = {i: n for n, i in enumerate(solid_ids)}  # the config's order of the bodies
+    runs: list[tuple[int, int, int, tuple]] = []  # (column, first frame, end frame, count key)
+    open_runs: dict[int, tuple[int, tuple]] = {}  # entity -> (first frame, count key)
+    last_pose: dict[int, tuple] = {}
     for t, frame in enumerate(video.frames):
-        states = {s.id: s for s in frame}
-        here, pose = {}, {}
-        for spec in solid:
-            state = states.get(spec.id)
-            if state is not None:
-                here[spec.id], pose[spec.id] = state, keys[id(state)]
-        signature = tuple(pose.values())
-        if signature == last:  # every body where it stood the frame before: the same counts
-            cells.extend((t, k, key) for k, key in last_cells)
+        here = {s.id: s for s in frame if s.id in solid_ids}
+        pose = {i: keys[id(s)] for i, s in here.items()}
+        if pose == last_pose:  # every body where it stood the frame before: the same counts
             continue
-        last, last_cells = signature, []
-        for i in here:
-            first.setdefault(i, pose[i])
-        for i, state in here.items():
-            if pose[i] not in windows:
-                windows[pose[i]] = rays.window(placed(state).corners())
-        for i in here:
-            if solid_ids[i].kind in _ALWAYS_SEEN:
+        changed = [i for i in pose if last_pose.get(i) != pose[i]] + \
+            [i for i in last_pose if i not in pose]
+        for i in changed:
+            if i in pose:
+                first.setdefault(i, pose[i])
+        for i in counted:
+            if i not in pose:
+                if i in open_runs:
+                    start, key = open_runs.pop(i)
+                    runs.append((column[i], start, t, key))
                 continue
-            near = [j for j in here if j != i and _overlap(windows[pose[i]], windows[pose[j]])]
+            window = windows[pose[i]]
+            if i in open_runs and i not in changed and not any(
+                    (j in last_pose and _overlap(window, windows[last_pose[j]]))
+                    or (j in pose and _overlap(window, windows[pose[j]])) for j in changed):
+                continue  # neither it nor a body that was or is in front of it moved
+            near = sorted((j for j in pose if j != i and _overlap(window, windows[pose[j]])),
+                          key=order.__getitem__)
             key = (pose[i], tuple(pose[j] for j in near))
             if key not in counts:  # bodies where they first stood are tested once per pose
                 fixed = tuple(j for j in near if pose[j] == first[j])
                 base = (pose[i], tuple(pose[j] for j in fixed))
                 if base not in targets:
-                    targets[base] = _target(rays, placed(here[i]), windows[pose[i]],
-                                            [(placed(here[j]), windows[pose[j]]) for j in fixed])
+                    target = targets[base] = _target(rays, placed(here[i]), window, [], grid)
+                    if target is not None:
+                        for j in fixed:
+                            if pose[j] not in depths:
+                                depths[pose[j]] = _depth(rays, placed(here[j]),
+                                                         windows[pose[j]], grid)
+                        _behind_depths(target, [(windows[pose[j]], depths[pose[j]])
+                                                for j in fixed])
                 moving = [(placed(here[j]), windows[pose[j]]) for j in near if j not in fixed]
                 counts[key] = _count(rays, targets[base], moving)  # type: ignore[arg-type]
-            last_cells.append((column[i], key))
-        cells.extend((t, k, key) for k, key in last_cells)
-    if cells:  # laid into the arrays at once (element by element costs more than it seems)
-        frames, slots, keyed = zip(*cells, strict=True)
-        values = np.array([counts[key] for key in keyed], dtype=np.int32).reshape(-1, 2)
-        showing[frames, slots], silhouette[frames, slots] = values[:, 0], values[:, 1]
+            if i in open_runs:
+                start, old = open_runs[i]
+                if old == key:
+                    continue
+                runs.append((column[i], start, t, old))
+            open_runs[i] = (t, key)
+        last_pose = pose
+    runs.extend((column[i], start, count, key) for i, (start, key) in open_runs.items())
+    for k, start, end, key in runs:  # each run of frames with one count, laid in at once
+        showing[start:end, k], silhouette[start:end, k] = counts[key]
     return VideoVisibility(ids, showing, silhouette)
+
+
+def _windows(rays: PixelRays, states: Sequence[EntityState],
+             specs: dict[int, EntitySpec]) -> list[Window | None]:
+    """:meth:`PixelRays.window` of each state's oriented bounding box, all at once."""
+    if not states:
+        return []
+    position = np.array([s.position for s in states], dtype=float)
+    x, y, z, w = np.array([s.orientation for s in states], dtype=float).T
+    rotation = np.stack([  # each quaternion's matrix (rows), as getMatrixFromQuaternion's
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
+        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
+        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1)], 1)
+    half = np.array([specs[s.id].size for s in states], dtype=float) / 2
+    signs = np.array([(a, b, c) for a in (-1, 1) for b in (-1, 1) for c in (-1, 1)], float)
+    corners = position[:, None] + np.einsum("kcj,kij->kci", signs * half[:, None], rotation)
+    rel = corners - rays.eye
+    depth = rel @ rays.forward
+    aspect = rays.width / rays.height
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cols = ((rel @ rays.right) / depth / (rays.tan_half * aspect) + 1) / 2 * rays.width
+        rows = (1 - (rel @ rays.up) / depth / rays.tan_half) / 2 * rays.height
+    behind = (depth <= 1e-6).any(axis=1)
+    col0 = np.maximum(np.floor(np.nan_to_num(cols.min(axis=1))) - 1, 0)
+    col1 = np.minimum(np.ceil(np.nan_to_num(cols.max(axis=1))) + 1, rays.width)
+    row0 = np.maximum(np.floor(np.nan_to_num(rows.min(axis=1))) - 1, 0)
+    row1 = np.minimum(np.ceil(np.nan_to_num(rows.max(axis=1))) + 1, rays.height)
+    out: list[Window | None] = []
+    for gone, r0, r1, c0, c1 in zip(behind.tolist(), row0.astype(int).tolist(),
+                                     row1.astype(int).tolist(), col0.astype(int).tolist(),
+                                     col1.astype(int).tolist(), strict=True):
+        out.append(None if gone or c0 >= c1 or r0 >= r1 else (r0, r1, c0, c1))
+    return out
+
+
+@lru_cache(maxsize=_SHARED_CAMERAS)
+def _grid(camera: Camera, size: tuple[int, int]) -> np.ndarray:
+    """A camera's :meth:`PixelRays.grid` (a trial's videos share their camera; 1 MB each)."""
+    grid = PixelRays.of(camera, size).grid()
+    grid.flags.writeable = False
+    return grid
 
 
 def _shared_counts(camera: Camera, size: tuple[int, int]) -> dict[tuple, tuple[int, int]]:
