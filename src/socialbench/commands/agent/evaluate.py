@@ -40,10 +40,11 @@ PROTOCOL_CHOICES = ("all", "G1", "G2", "G3", "G4")
                    "largest, or their mean (docs/agent_observers.md).")
 @click.option("--absolute-positions", is_flag=True,
               help="ToMnet-G: absolute box centres (the paper as printed), not agent offsets.")
-@click.option("--conditioning", type=click.Choice(["gain", "embedding"]), default="gain",
-              show_default=True,
+@click.option("--conditioning", type=click.Choice(["gain", "gate", "embedding"]),
+              default="gain", show_default=True,
               help="ToMnet-G: the character embedding scales the test video's node codes "
-                   "(gain), or only joins the pooled frame embedding (embedding).")
+                   "(gain), also gates each entity's message (gate), or only joins the pooled "
+                   "frame embedding (embedding).")
 @click.option("--orientation", is_flag=True,
               help="ToMnet-G: give the nodes their yaw (the paper's nodes have none; the "
                    "agent's heading gives its next step away).")

@@ -52,6 +52,7 @@ from socialbench.observers.agent.tomnet_g.graphs import FEATURES, position_slice
 
 NODE_DIM, EDGE_DIM, HIDDEN = 32, 64, 64
 GEOMETRY = 4  # per node: distance from the agent and the unit vector toward it
+GATE_DIM = 16  # the query and key of conditioning="gate"
 
 
 class AgentEdgePool(MessagePassing):
@@ -76,6 +77,33 @@ class AgentEdgePool(MessagePassing):
 
     def message(self, h_i: torch.Tensor, h_j: torch.Tensor) -> torch.Tensor:
         return self.edge(torch.cat([h_i, h_j], dim=-1))
+
+
+class GatedEdgePool(AgentEdgePool):
+    """The test video's network with ``conditioning="gate"``: node codes gained as in
+    :class:`AgentEdgePool`, and each entity's message to the agent scaled by a gate in (0, 2)
+    that the character sets: 2 sigmoid(q . k / 4), q a linear map of the character embedding,
+    k one of the entity's inputs (its colour code among them). "This agent goes for goals of
+    that colour" is then one product per entity, where the gain alone leaves the edge
+    encoder to multiply a colour unit by the offset units."""
+
+    def __init__(self) -> None:
+        super().__init__(condition=True)
+        self.query = nn.Linear(HIDDEN, GATE_DIM)
+        self.key = nn.Linear(FEATURES + GEOMETRY, GATE_DIM)
+
+    def forward(self, x: torch.Tensor, edge_index: torch.Tensor,
+                char: torch.Tensor | None = None) -> torch.Tensor:
+        if char is None:
+            raise ValueError("the gated network reads a character embedding")
+        h = self.node(x) * (1 + self.gain(char))  # type: ignore[misc]
+        gate = 2 * torch.sigmoid((self.query(char) * self.key(x)).sum(-1, keepdim=True)
+                                 / GATE_DIM ** 0.5)
+        return self.propagate(edge_index, h=h, gate=gate)
+
+    def message(self, h_i: torch.Tensor, h_j: torch.Tensor,  # type: ignore[override]
+                gate_j: torch.Tensor) -> torch.Tensor:
+        return self.edge(torch.cat([h_i, h_j], dim=-1)) * gate_j
 
 
 def frame_graph_edges(nodes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -123,7 +151,7 @@ def without_orientation(nodes: torch.Tensor) -> torch.Tensor:
                       nodes[..., yaw + 2:]], dim=-1)
 
 
-CONDITIONING = ("gain", "embedding")  # where the test video's network reads the character
+CONDITIONING = ("gain", "gate", "embedding")  # where the test video's network reads the character
 
 
 class ToMnetG(nn.Module):
@@ -141,7 +169,8 @@ class ToMnetG(nn.Module):
         self.gnn = AgentEdgePool()
         self.embed = nn.Sequential(nn.Linear(EDGE_DIM, HIDDEN), nn.ReLU())
         # the test video's own graph network, its node codes gained by the character
-        self.test_gnn = AgentEdgePool(condition=conditioning == "gain")
+        self.test_gnn = GatedEdgePool() if conditioning == "gate" else \
+            AgentEdgePool(condition=conditioning == "gain")
         self.test_embed = nn.Sequential(nn.Linear(EDGE_DIM, HIDDEN), nn.ReLU())
         self.character = nn.LSTM(HIDDEN, HIDDEN, batch_first=True)
         self.mental = nn.Sequential(nn.Linear(2 * HIDDEN, HIDDEN), nn.ReLU(),
