@@ -2,10 +2,10 @@
 from a graph cache (the `--checkpoints` folder of `socialbench agent evaluate --observer
 tomnet-g`; docs/agent_observers.md, "Why 1.1, 1.3 and 4.1 stay at chance"):
 
-    python scripts/tomnet_g_binding.py colour --cache CKPT [--scenario 1] [--epochs 15]
-    python scripts/tomnet_g_binding.py train --cache CKPT [--scenario 1] [--epochs 40]
+    python scripts/tomnet_g_binding.py colour --cache CKPT --data DIR [--scenario 1] [--epochs 15]
+    python scripts/tomnet_g_binding.py train --cache CKPT --data DIR [--scenario 1] [--epochs 40]
         [--conditioning gain|gate] [--end-head] [--seed 0]
-    python scripts/tomnet_g_binding.py rate --cache CKPT --checkpoint CKPT/tomnet-g_all-....pt
+    python scripts/tomnet_g_binding.py rate --cache CKPT --data DIR --checkpoint CKPT/tomnet-g_all-....pt
 
 - ``colour``: the familiarization network (graph network and LSTM, as in the model) trained
   with a linear head, told the colour code of the goal the familiarization video ends next to;
@@ -32,7 +32,7 @@ from torch import nn
 from socialbench.agent3d.schema import TRIAL_TYPES
 from socialbench.observers.agent.tomnet_g.graphs import N_COLOURS, NODE_CLASSES, position_slice
 from socialbench.observers.agent.tomnet_g.model import CONDITIONING, HIDDEN, ToMnetG
-from socialbench.observers.agent.tomnet_g.samples import GRAPHS_VERSION, read_sample
+from socialbench.observers.agent.tomnet_g.samples import graphs_folder, read_sample
 from socialbench.observers.agent.tomnet_g.surprise import _distances
 from socialbench.observers.agent.tomnet_g.training import (
     BATCH,
@@ -47,9 +47,8 @@ GOAL = NODE_CLASSES.index("goal")
 COLOUR = len(NODE_CLASSES) + 8  # where a node's colour code starts (graphs.video_graphs)
 
 
-def load(cache: Path, scenario: str) -> tuple[list[Sample], dict[str, list]]:
-    root = cache / f"graphs-v{GRAPHS_VERSION}"
-    folder = next(root.glob(f"scenario_{scenario}_*"))
+def load(cache: Path, data: Path, scenario: str) -> tuple[list[Sample], dict[str, list]]:
+    folder = next(graphs_folder(cache, data).glob(f"scenario_{scenario}_*"))
     types = [t for t in TRIAL_TYPES if t.startswith(f"{scenario}.")]
     train = [read_sample(f) for t in types
              for f in sorted((folder / f"type_{t}" / "train_set").glob("*.npz"))]
@@ -136,7 +135,7 @@ def train_run(train: list[Sample], test: dict[str, list], epochs: int, seed: int
         print(line, flush=True)
 
 
-def rate_run(cache: Path, checkpoint: Path) -> None:
+def rate_run(cache: Path, data: Path, checkpoint: Path) -> None:
     state = torch.load(checkpoint, map_location="cpu", weights_only=True)
     conditioning = "gate" if any(k.startswith("test_gnn.query") for k in state["model"]) \
         else "gain"
@@ -145,7 +144,7 @@ def rate_run(cache: Path, checkpoint: Path) -> None:
     model.load_state_dict(state["model"])
     print(f"{checkpoint.name}: epoch {state['epoch']}, conditioning {conditioning}")
     for scenario in "1234":
-        _, test = load(cache, scenario)
+        _, test = load(cache, data, scenario)
         for trial_type, pairs in test.items():
             e = [readings(model, a) for a, _ in pairs]
             s = [readings(model, b) for _, b in pairs]
@@ -158,7 +157,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("run", choices=("colour", "train", "rate"))
     parser.add_argument("--checkpoint", type=Path, help="rate: a checkpoint of the command")
-    parser.add_argument("--cache", type=Path, required=True)
+    parser.add_argument("--cache", type=Path, required=True, help="agent evaluate --checkpoints")
+    parser.add_argument("--data", type=Path, required=True, help="the dataset it rated")
     parser.add_argument("--scenario", default="1", choices=("1", "2", "3", "4"))
     parser.add_argument("--epochs", type=int, default=40)
     parser.add_argument("--seed", type=int, default=0)
@@ -169,9 +169,9 @@ def main() -> None:
     if args.run == "rate":
         if args.checkpoint is None:
             parser.error("rate needs --checkpoint")
-        rate_run(args.cache, args.checkpoint)
+        rate_run(args.cache, args.data, args.checkpoint)
         return
-    train, test = load(args.cache, args.scenario)
+    train, test = load(args.cache, args.data, args.scenario)
     if args.run == "colour":
         colour_run(train, test, args.epochs, args.seed)
     else:

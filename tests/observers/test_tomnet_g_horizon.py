@@ -106,5 +106,5 @@ def test_the_training_split_may_come_from_another_folder(tiny_agent, tmp_path):
     assert other.exit_code == 0, other.output
     assert json.loads(other.output.splitlines()[-1]) == json.loads(one.output.splitlines()[-1])
     # read as the one-folder run reads: one graph file per training trial and test video
-    assert len(list((tmp_path / "graphs-v2").rglob("train_set/*.npz"))) == 2
+    assert len(list((tmp_path / "graphs-v3").rglob("train_set/*.npz"))) == 2
     assert list(tmp_path.glob("tomnet-g_all-*_h2.pt"))

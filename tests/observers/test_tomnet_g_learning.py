@@ -118,3 +118,32 @@ def test_graph_cache_round_trip_and_bad_file(tmp_path):
     (tmp_path / "bad.npz").write_bytes(b"not a zip")
     with pytest.raises(DataFileError, match="graph cache"):
         read_sample(tmp_path / "bad.npz")
+
+
+def test_two_datasets_in_one_cache_keep_their_own_graphs(tmp_path):
+    """Datasets name their trials alike: a second dataset rated with the same checkpoints
+    folder gets its own graphs, not the first one's under the same trial name."""
+    from socialbench.observers.agent.tomnet_g import samples as cache
+
+    made = {}
+    for name, seed in (("one", 0), ("two", 1)):
+        root = tmp_path / name
+        video = root / "scenario_1_goal_preferences" / "type_1.1" / "test_set" / "Trial_0"
+        video.mkdir(parents=True)
+        (root / "manifest.json").write_text(f'{{"dataset": "{name}"}}\n')
+        made[name] = (root, video, episode(np.random.default_rng(seed)))
+    assert cache.dataset_key(made["one"][0]) != cache.dataset_key(made["two"][0])
+    assert cache.dataset_key(made["one"][0]) == cache.dataset_key(made["one"][0])
+    original = cache.test_sample
+    try:
+        for name, (root, video, sample) in made.items():
+            cache.test_sample = lambda _folder, sample=sample: sample  # built from its files
+            got = cache.cached(video, root, tmp_path / "ckpt", "test")
+            np.testing.assert_array_equal(got.test.nodes, sample.test.nodes)
+        for name, (root, video, sample) in made.items():  # read back from the cache
+            cache.test_sample = None  # type: ignore[assignment]  # must not be called
+            got = cache.cached(video, root, tmp_path / "ckpt", "test")
+            np.testing.assert_array_equal(got.test.nodes, sample.test.nodes)
+    finally:
+        cache.test_sample = original
+    assert len(list((tmp_path / "ckpt").rglob("*.npz"))) == 2

@@ -55,7 +55,9 @@ def trained() -> ToMnetG:
     samples = [episode(rng) for _ in range(32)]
     torch.manual_seed(0)
     model = ToMnetG()
-    train(model, samples, epochs=200, progress=False, mode="teacher-forced")
+    # 300 epochs: at 200 the share of right first steps sat at the 0.9 bar (0.84 on one
+    # machine's CPU kernels, above it on another's); at 300 it is 0.97 there
+    train(model, samples, epochs=300, progress=False, mode="teacher-forced")
     return model
 
 

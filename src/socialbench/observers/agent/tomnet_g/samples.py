@@ -5,12 +5,17 @@ trials, gigabytes of states) never sits in memory at once; its graphs take a few
 megabytes. Parsing the state files is most of the time (about 1.4 s a trial on the busy 2-core
 machine, the graphs 0.1 s), so with a cache folder each trial's graphs are written once as a
 plain ``.npz`` (no pickles) and a re-run, or the next fold, reads them back in milliseconds.
+The graphs are filed under their dataset (``dataset_key``): datasets name their trials alike
+(``scenario_1_.../type_1.1/test_set/Trial_0``), so two datasets rated with one checkpoints
+folder (a model trained once, rated on another test split) must not read each other's graphs.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +27,7 @@ from socialbench.core.errors import DataFileError
 from socialbench.observers.agent.tomnet_g.graphs import FEATURES, VideoGraphs, video_graphs
 from socialbench.observers.agent.tomnet_g.training import Sample
 
-GRAPHS_VERSION = 2  # bump when video_graphs changes what it writes: old caches are rebuilt
+GRAPHS_VERSION = 3  # bump when video_graphs or the layout changes: old caches are rebuilt
 _MAX_VIDEOS, _MAX_FRAMES, _MAX_NODES = 16, 10_000, 64  # bounds on what a cache file may hold
 
 
@@ -62,7 +67,7 @@ def cached(folder: Path, root: Path, cache: Path | None, kind: str = "train") ->
     make = training_sample if kind == "train" else test_sample
     if cache is None:
         return make(folder)
-    where = cache / f"graphs-v{GRAPHS_VERSION}" / Path(folder).resolve().relative_to(
+    where = graphs_folder(cache, root) / Path(folder).resolve().relative_to(
         Path(root).resolve())
     file = where.with_name(where.name + ".npz")
     if file.exists():
@@ -70,6 +75,33 @@ def cached(folder: Path, root: Path, cache: Path | None, kind: str = "train") ->
     sample = make(folder)
     write_sample(file, sample)
     return sample
+
+
+def graphs_folder(cache: Path, root: Path) -> Path:
+    """Where the graphs of the dataset at ``root`` are kept under a checkpoints folder."""
+    return Path(cache) / f"graphs-v{GRAPHS_VERSION}" / dataset_key(root)
+
+
+def dataset_key(root: Path) -> str:
+    """A dataset's name in the cache: the sha256 of its ``manifest.json`` (the checksums of
+    all its files: the same dataset wherever it lies, another one once a file changes), or of
+    its resolved path when it has no manifest."""
+    manifest = Path(root).resolve() / "manifest.json"
+    try:
+        stat = manifest.stat()
+    except OSError:
+        return "path-" + hashlib.sha256(str(manifest.parent).encode()).hexdigest()[:16]
+    return _manifest_key(str(manifest), stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=16)
+def _manifest_key(manifest: str, mtime_ns: int, size: int) -> str:
+    """Hashed once per manifest version (a full dataset's manifest is megabytes)."""
+    digest = hashlib.sha256()
+    with open(manifest, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return "manifest-" + digest.hexdigest()[:16]
 
 
 def write_sample(path: Path, sample: Sample) -> None:
