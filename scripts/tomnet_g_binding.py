@@ -3,9 +3,10 @@ from a graph cache (the `--checkpoints` folder of `socialbench agent evaluate --
 tomnet-g`; docs/agent_observers.md, "Why 1.1, 1.3 and 4.1 stay at chance"):
 
     python scripts/tomnet_g_binding.py colour --cache CKPT --data DIR [--scenario 1] [--epochs 15]
-    python scripts/tomnet_g_binding.py train --cache CKPT --data DIR [--scenario 1] [--epochs 40]
-        [--conditioning gain|gate] [--end-head] [--seed 0]
-    python scripts/tomnet_g_binding.py rate --cache CKPT --data DIR --checkpoint CKPT/tomnet-g_all-....pt
+    python scripts/tomnet_g_binding.py train --cache CKPT --data DIR [--scenario 1]
+        [--epochs 40] [--conditioning gain|gate] [--end-head] [--seed 0]
+    python scripts/tomnet_g_binding.py rate --cache CKPT --data DIR
+        --checkpoint CKPT/tomnet-g_all-....pt
 
 - ``colour``: the familiarization network (graph network and LSTM, as in the model) trained
   with a linear head, told the colour code of the goal the familiarization video ends next to;

@@ -136,11 +136,11 @@ def test_two_datasets_in_one_cache_keep_their_own_graphs(tmp_path):
     assert cache.dataset_key(made["one"][0]) == cache.dataset_key(made["one"][0])
     original = cache.test_sample
     try:
-        for name, (root, video, sample) in made.items():
+        for root, video, sample in made.values():
             cache.test_sample = lambda _folder, sample=sample: sample  # built from its files
             got = cache.cached(video, root, tmp_path / "ckpt", "test")
             np.testing.assert_array_equal(got.test.nodes, sample.test.nodes)
-        for name, (root, video, sample) in made.items():  # read back from the cache
+        for root, video, sample in made.values():  # read back from the cache
             cache.test_sample = None  # type: ignore[assignment]  # must not be called
             got = cache.cached(video, root, tmp_path / "ckpt", "test")
             np.testing.assert_array_equal(got.test.nodes, sample.test.nodes)
