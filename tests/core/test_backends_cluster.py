@@ -25,6 +25,9 @@ pytestmark = pytest.mark.slow
 
 SECOND_NODE = "socialbench_test_second_node"  # the second node's own resource: finds its raylet
 AGENT = ["agent", "generate", "--types", "1.1,2.1", "--scale", "0.03", "--seed", "4"]
+# The runs the tests interrupt: states alone take ~0.1 s a trial, over before a poll sees a task
+# in flight; small frames make each of the 9 trials last about a second.
+AGENT_RENDERED = [*AGENT, "--render", "--resolution", "64x64"]
 BIB = ["bib", "generate", "--tasks", "preference,efficiency_path", "--episodes", "3",
        "--no-video", "--seed", "2"]
 JOURNAL = ".socialbench-journal.jsonl"
@@ -106,11 +109,12 @@ def _processes() -> Iterator[tuple[int, int, bytes]]:
             yield int(entry.name), parent, line
 
 
-def _second_node_busy() -> list[int]:
+def _second_node_busy(driver: subprocess.Popen[bytes]) -> list[int]:
     """The second node's raylet and a worker of it running a task (Ray names a worker's
     process after the task it runs), once one is: killing them loses work in flight."""
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
+        assert driver.poll() is None, "the run ended before the second node was seen busy"
         processes = list(_processes())
         raylets = [pid for pid, _, line in processes
                    if b"raylet/raylet" in line and SECOND_NODE.encode() in line]
@@ -125,8 +129,8 @@ def _second_node_busy() -> list[int]:
 
 def _agent_driver(out: Path, address: str, env: dict[str, str], stderr: int
                   ) -> subprocess.Popen[bytes]:
-    """`agent generate` on the cluster, running in the background."""
-    return subprocess.Popen(_command([*AGENT, "--out", str(out), "--backend", "ray",
+    """`agent generate` (rendered) on the cluster, running in the background."""
+    return subprocess.Popen(_command([*AGENT_RENDERED, "--out", str(out), "--backend", "ray",
                                       "--address", address]), env=env,
                             stdout=subprocess.DEVNULL, stderr=stderr)
 
@@ -141,7 +145,7 @@ def _wait_for_journal(out: Path, lines: int, process: subprocess.Popen[bytes]) -
                     if line.endswith("}")]
             if len(done) >= lines:
                 return done
-        time.sleep(0.2)
+        time.sleep(0.05)
     raise AssertionError(f"fewer than {lines} jobs done in 300 s")
 
 
@@ -149,6 +153,13 @@ def _wait_for_journal(out: Path, lines: int, process: subprocess.Popen[bytes]) -
 def agent_reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("agent") / "local"
     _socialbench([*AGENT, "--out", str(out), "--workers", "2"])
+    return out
+
+
+@pytest.fixture(scope="module")
+def rendered_reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("agent_rendered") / "local"
+    _socialbench([*AGENT_RENDERED, "--out", str(out), "--workers", "2"])
     return out
 
 
@@ -187,7 +198,7 @@ def test_evaluations_on_the_cluster_give_the_local_reports(cluster: tuple[str, d
 
 
 def test_driver_killed_mid_run_resumes_locally(cluster: tuple[str, dict[str, str]],
-                                               tmp_path: Path, agent_reference: Path) -> None:
+                                               tmp_path: Path, rendered_reference: Path) -> None:
     address, env = cluster
     out = tmp_path / "agent"
     driver = _agent_driver(out, address, env, stderr=subprocess.DEVNULL)
@@ -200,8 +211,8 @@ def test_driver_killed_mid_run_resumes_locally(cluster: tuple[str, dict[str, str
         records = [json.loads(line) for line in journal if line.endswith("}\n")]
     kept = {rel: os.stat(out / rel) for record in records for rel in record["files"]}
     assert len(records) >= len(finished) >= 2 and not (out / "manifest.json").exists()
-    _socialbench([*AGENT, "--out", str(out), "--workers", "1"], env)  # resumed locally
-    assert _tree(out) == _tree(agent_reference)
+    _socialbench([*AGENT_RENDERED, "--out", str(out), "--workers", "1"], env)  # resumed locally
+    assert _tree(out) == _tree(rendered_reference)
     for rel, before in kept.items():  # finished work was not rebuilt
         after = os.stat(out / rel)
         assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns), rel
@@ -209,19 +220,19 @@ def test_driver_killed_mid_run_resumes_locally(cluster: tuple[str, dict[str, str
 
 def test_losing_a_node_mid_run_still_gives_the_same_files(cluster: tuple[str, dict[str, str]],
                                                           tmp_path: Path,
-                                                          agent_reference: Path) -> None:
+                                                          rendered_reference: Path) -> None:
     """Last in this module: the cluster has one node left after it."""
     address, env = cluster
     out = tmp_path / "agent"
     driver = _agent_driver(out, address, env, stderr=subprocess.PIPE)
     try:
         _wait_for_journal(out, 2, driver)
-        for pid in _second_node_busy():  # the node and the task it was running, gone
+        for pid in _second_node_busy(driver):  # the node and the task it was running, gone
             os.kill(pid, signal.SIGKILL)
         _, errors = driver.communicate(timeout=600)
     finally:
         if driver.poll() is None:
             driver.kill()
     assert driver.returncode == 0, errors[-3000:]
-    assert _tree(out) == _tree(agent_reference)
+    assert _tree(out) == _tree(rendered_reference)
 

@@ -21,12 +21,25 @@ def tour(console: Console, quick: bool = True, episodes: int = TEST_EPISODES,
     """Evaluate the three reference agents on both variants and print them, and the trained
     agents of a saved study, beside Table 1 (quick: 2 seeds instead of the paper's 16); then
     a short training demonstration (``demo_frames``, default about two minutes)."""
+    table, notes = results_table(quick, episodes)
+    console.print(table)
+    for note in notes:
+        console.print(f"[dim]{note}[/dim]")
+    if demo_frames is None:
+        demo_frames = DEMO_FRAMES if quick else 4 * DEMO_FRAMES
+    training_demo(console, demo_frames, min(DEMO_EPISODES, episodes))
+
+
+def results_table(quick: bool = True, episodes: int = TEST_EPISODES
+                  ) -> tuple[Table, list[str]]:
+    """Table 1 beside the saved study, the reference agents and the shipped hierarchical agent,
+    and the notes to print under it."""
     from socialbench.talkitout.planner import solvable_share
 
     seeds = 2 if quick else EVAL_SEEDS
     table = Table(title=f"TalkItOut success rate ({episodes} test episodes x {seeds} "
                         f"seeds here; the paper: 16 seeds)")
-    table.add_column("condition")
+    table.add_column("condition", no_wrap=True)  # a wrapped label reads as two rows
     table.add_column("original", justify="right")
     table.add_column("no liar", justify="right")
     table.add_column("source")
@@ -47,16 +60,12 @@ def tour(console: Console, quick: bool = True, episodes: int = TEST_EPISODES,
     ceilings = [solvable_share(v, episodes).within_t_max for v in ("original", "no-liar")]
     table.add_row("informed plan fits in t_max=40", *(f"{c:.3f}" for c in ceilings),
                   "measured here")
-    console.print(table)
+    notes = [learned_note, "door-guess is the ~0.25 policy the paper's learners converge to; "
+                           "the oracle asks the NPCs from observations only."]
     if measured is None:
-        console.print("[dim]No study results found: `socialbench talkitout study --out "
-                      "runs/table1` trains the PPO rows.[/dim]")
-    console.print(f"[dim]{learned_note}[/dim]")
-    console.print("[dim]door-guess is the ~0.25 policy the paper's learners converge to; the "
-                  "oracle asks the NPCs from observations only.[/dim]")
-    if demo_frames is None:
-        demo_frames = DEMO_FRAMES if quick else 4 * DEMO_FRAMES
-    training_demo(console, demo_frames, min(DEMO_EPISODES, episodes))
+        notes.insert(0, "No study results found: `socialbench talkitout study --out "
+                        "runs/table1` trains the PPO rows.")
+    return table, notes
 
 
 DEMO_FRAMES = 25_600  # 40 PPO updates: about 2 min on one thread of a quiet machine
@@ -66,7 +75,8 @@ DEMO_EPISODES = 200
 def _measured_cell(row: dict | None) -> str:
     if not row or row.get("mean") is None:
         return "-"
-    return (f"{row['mean']:.3f} +- {row['std']:.3f} "
+    spread = f" +- {row['std']:.3f}" if row["seeds"] > 1 else ""  # one seed has no spread
+    return (f"{row['mean']:.3f}{spread} "
             f"(n={row['seeds']}, {row['frames'] / 1e6:.1f}M{t_max_note(row)})")
 
 

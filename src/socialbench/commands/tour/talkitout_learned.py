@@ -34,7 +34,7 @@ def hierarchical_rows(table: Table, episodes: int = QUICK_EPISODES) -> str:
     # The ceiling on the same slice: the first layouts are not the whole set's average.
     ceilings = [solvable_share(v, episodes).within_t_max for v in ("original", "no-liar")]
     table.add_row(f"Hierarchical (shipped), first {episodes} episodes",
-                  *(f"{r.success_mean:.3f} (ceiling here {c:.3f})"
+                  *(f"{r.success_mean:.3f} (ceiling {c:.3f})"
                     for r, c in zip(results, ceilings, strict=True)), "measured here")
     measured = shipped_measured()
     if measured is not None:
