@@ -21,14 +21,13 @@ Run: ``nice -n 5 python scripts/agent_scenario3.py figures DIR`` and
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageDraw
 
 from socialbench.agent3d.generate import make_trial
-from socialbench.agent3d.io import STATES_FILE, find_trials, load_trial, named_videos
+from socialbench.agent3d.io import find_trials, load_trial, load_video, named_videos
 from socialbench.agent3d.layout.constants import AGENT_ID
 from socialbench.agent3d.render import RenderOptions, render_frames
 from socialbench.agent3d.schema import Trial, Video
@@ -49,8 +48,8 @@ def figures(root: Path) -> str:
             continue
         for folder, video in named_videos(trial):
             seen = occlusion(video, video_visibility(video))
-            stored = json.loads((trial_dir / folder / STATES_FILE).read_text())["frames"]
-            missing = sum(AGENT_ID not in {r["id"] for r in frame} for frame in stored)
+            stored = load_video(trial_dir / folder).frames  # what a model reads (any layout)
+            missing = sum(AGENT_ID not in {state.id for state in frame} for frame in stored)
             rows[trial.trial_type].append({
                 "agent": seen.agent_moving, "goal": seen.goal_least, "jumps": seen.jumps,
                 "wall": seen.obstacle_before_reveal, "missing": missing / len(stored),

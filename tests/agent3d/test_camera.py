@@ -92,8 +92,10 @@ def test_our_camera_keeps_every_goal_whole_and_the_agent_large_enough_to_read(tw
 
 def test_our_camera_shows_the_agent_larger_than_the_released_one_on_every_row_and_side():
     # the released one-goal camera films from one side, obliquely: the agent's size depends
-    # on its row and side (9-16 px for a sphere); ours is frontal, 14 px everywhere
+    # on its row and side (9-16 px for a sphere at 200 x 200); ours, turned less and nearer:
+    # 12 px at the far end of the lane, 14 at the near one, whatever the row
     sizes: dict[str, list[float]] = {"released": [], "ours": []}
+    by_side: list[list[float]] = []
     for direction in (-1, 1):
         base = placement.one_goal_layout(np.random.default_rng(0), "cube", 1, "sphere",
                                          constants.AGENT_COLORS[0], direction=direction)
@@ -104,8 +106,9 @@ def test_our_camera_shows_the_agent_larger_than_the_released_one_on_every_row_an
                 framing = measure_framing(config, [_still(config).segmentation])
                 assert framing.goals_cut == ()
                 sizes[style].append(framing.agent_extent_px)
-    assert min(sizes["ours"]) >= 13 and min(sizes["ours"]) > min(sizes["released"]) + 2
-    assert max(sizes["ours"]) - min(sizes["ours"]) <= 2
+        by_side.append(sizes["ours"][-len(constants.ONE_GOAL_ROWS):])
+    assert min(sizes["ours"]) >= 12 and min(sizes["ours"]) > min(sizes["released"]) + 2
+    assert all(max(side) - min(side) <= 2 for side in by_side)
 
 
 def test_cameras_depend_on_the_lane_and_floor_only():
@@ -115,10 +118,15 @@ def test_cameras_depend_on_the_lane_and_floor_only():
     base = _layout(False, "cube")
     with_wall = base.with_changes(walls=[placement.wall_across(0.12, base.row, 0.4, 0.2, 1.1)])
     assert base.camera() == with_wall.camera()
-    # ours looks down at the configured pitch, along +y (TDW's -z)
-    direction = np.subtract(one.target, one.position)
-    pitch = math.degrees(math.atan2(-direction[2], direction[1]))
-    assert pitch == pytest.approx(constants.CAMERA_PITCH_DEG, abs=1e-3) and direction[0] == 0
+    # ours looks down at the configured pitch, along +y (TDW's -z), turned toward +x in
+    # one-goal scenes as the released one-goal camera is, so a wall across the lane shows its
+    # face; two-goal scenes are filmed frontally
+    for camera, yaw in ((one, constants.CAMERA_YAW_ONE_GOAL_DEG), (scene_camera(True, 3.806, 0.0),
+                                                                   0.0)):
+        direction = np.subtract(camera.target, camera.position)
+        pitch = math.degrees(math.atan2(-direction[2], math.hypot(direction[0], direction[1])))
+        assert pitch == pytest.approx(constants.CAMERA_PITCH_DEG, abs=1e-3)
+        assert math.degrees(math.atan2(direction[0], direction[1])) == pytest.approx(yaw, abs=1e-3)
 
 
 def test_validate_reports_a_badly_framed_rendered_video(tmp_path):
@@ -175,5 +183,37 @@ def test_a_goal_on_the_highest_platform_stays_whole_in_the_frame(two_goals):
     config = raised.config(1, "1.2", "expected", 0, {})
     framing = measure_framing(config, [_still(config).segmentation])
     assert framing.goals_cut == () and framing.goals_unseen == ()
-    # the camera steps back for the raised goal, and only as far as it needs
-    assert config.camera != layout.config(1, "1.2", "expected", 0, {}).camera
+    # the camera steps back for the raised goal when it must (the frontal two-goal camera; the
+    # turned one-goal camera holds it from where it stands), never nearer
+    base = layout.config(1, "1.2", "expected", 0, {}).camera
+    distance = [float(np.linalg.norm(np.subtract(c.position, c.target)))
+                for c in (config.camera, base)]
+    assert distance[0] >= distance[1] - 1e-9
+    assert (config.camera != base) == two_goals
+
+
+def test_a_doorway_across_the_lane_shows_as_an_opening_from_the_one_goal_camera():
+    """Looking along the lane's normal (+y), a wall across the lane is seen end-on and a doorway
+    in it hides behind its near post; our one-goal camera is turned (15 degrees) so the wall
+    shows its face: the doorway uncovers what lies behind it."""
+    from dataclasses import replace
+
+    from socialbench.agent3d.layout.cameras import lane_camera, lane_span
+
+    base = _layout(False, "cube")
+    x = placement.middle_x(base)
+    uncovered = {}
+    for name in ("ours", "along +y"):
+        seen = []
+        for door in (False, True):
+            layout = base.with_changes(walls=[placement.wall_across(x, base.row, 1.0, 0.1, 2.0,
+                                                                    door=door)])
+            config = layout.config(2, "2.4", "expected", 0, {})
+            if name != "ours":
+                goals = [e.position for e in config.entities if e.kind == "goal"]
+                config = replace(config, camera=lane_camera(lane_span(False), base.row,
+                                                            base.floor, goals, yaw_deg=0.0))
+            walls = [e.id for e in config.entities if e.kind == "obstacle"]
+            seen.append(np.isin(_still(config).segmentation, walls))
+        uncovered[name] = int((seen[0] & ~seen[1]).sum())  # wall pixels the doorway opens
+    assert uncovered["ours"] >= 150 and uncovered["along +y"] * 5 < uncovered["ours"]

@@ -1,8 +1,10 @@
 """The fixed camera of an AGENT scene: ours (framing the lane) or the released generator's.
 
 ``ours`` (the default) stands in front of the lane and looks down at ``CAMERA_PITCH_DEG``,
-as near as lets a square frame at 53 degrees hold the lane's x span (the agent's and goals'
-slots) and every goal object, raised or not, with ``CAMERA_MARGIN`` to spare. It depends only
+along +y in two-goal scenes and turned ``CAMERA_YAW_ONE_GOAL_DEG`` toward +x in one-goal ones
+(so a wall across the lane shows its face and a doorway in it, as from the released one-goal
+camera), as near as lets a square frame at 53 degrees hold the lane's x span (the agent's and
+goals' slots) and every goal object, raised or not, with ``CAMERA_MARGIN`` to spare. It depends only
 on the scene's kind (one or two goals), its lane (row), floor height and where its goal
 objects stand (a goal on a platform is nearer the camera), which a trial's expected and
 surprising videos share: they are filmed identically, and the camera says nothing about the
@@ -28,6 +30,7 @@ from socialbench.agent3d.layout.constants import (
     CAMERA_MARGIN,
     CAMERA_PITCH_DEG,
     CAMERA_STYLES,
+    CAMERA_YAW_ONE_GOAL_DEG,
     GOAL_SIZE,
     ONE_GOAL_SLOTS,
     RELEASED_ONE_GOAL_CAMERA,
@@ -71,7 +74,8 @@ def scene_camera(two_goals: bool, row: float, floor: float,
     style = style or current_style()
     if style == "released":
         return released_camera(two_goals, floor)
-    return lane_camera(lane_span(two_goals), row, floor, goals)
+    return lane_camera(lane_span(two_goals), row, floor, goals,
+                       yaw_deg=0.0 if two_goals else CAMERA_YAW_ONE_GOAL_DEG)
 
 
 def released_camera(two_goals: bool, floor: float) -> Camera:
@@ -90,14 +94,17 @@ def lane_span(two_goals: bool) -> tuple[float, float]:
 
 def lane_camera(span: tuple[float, float], row: float, floor: float,
                 goals: Sequence[tuple[float, float, float]] = (),
-                pitch_deg: float = CAMERA_PITCH_DEG, margin: float = CAMERA_MARGIN) -> Camera:
-    """A camera in front of the lane (looking along +y, down at ``pitch_deg``), as near as lets
+                pitch_deg: float = CAMERA_PITCH_DEG, margin: float = CAMERA_MARGIN,
+                yaw_deg: float = 0.0) -> Camera:
+    """A camera in front of the lane (looking along +y turned ``yaw_deg`` toward +x, down at
+    ``pitch_deg``), as near as lets
     a square frame hold the lane's x ``span`` (objects on the floor) and every goal box (centres
     ``goals``), each with ``margin`` on either side (a raised goal is nearer the camera, so it
     needs more room than the floor does; a platform itself may reach past the frame's edge)."""
-    pitch = math.radians(pitch_deg)
-    forward = np.array([0.0, math.cos(pitch), -math.sin(pitch)])
-    right = np.array([1.0, 0.0, 0.0])
+    pitch, yaw = math.radians(pitch_deg), math.radians(yaw_deg)
+    forward = np.array([math.sin(yaw) * math.cos(pitch), math.cos(yaw) * math.cos(pitch),
+                        -math.sin(pitch)])
+    right = np.array([math.cos(yaw), -math.sin(yaw), 0.0])
     up = np.cross(right, forward)
     target = np.array([(span[0] + span[1]) / 2, row - AIM_AHEAD, floor])
     half = GOAL_SIZE / 2
