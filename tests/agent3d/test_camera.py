@@ -117,12 +117,14 @@ def test_cameras_depend_on_the_lane_and_floor_only():
     assert raised.position[2] == pytest.approx(one.position[2] + constants.RAISED_FLOOR)
     base = _layout(False, "cube")
     with_wall = base.with_changes(walls=[placement.wall_across(0.12, base.row, 0.4, 0.2, 1.1)])
-    assert base.camera() == with_wall.camera()
+    assert base.camera(2) == with_wall.camera(2)
+    assert base.camera(3) == with_wall.camera(3) != base.camera(2)
     # ours looks down at the configured pitch, along +y (TDW's -z), turned toward +x in
-    # one-goal scenes as the released one-goal camera is, so a wall across the lane shows its
-    # face; two-goal scenes are filmed frontally
-    for camera, yaw in ((one, constants.CAMERA_YAW_ONE_GOAL_DEG), (scene_camera(True, 3.806, 0.0),
-                                                                   0.0)):
+    # scenario 2's one-goal scenes as the released one-goal camera is, so a wall across the
+    # lane shows its face; two-goal scenes and scenario 3 are filmed frontally
+    turned = scene_camera(False, 2.466, 0.0, turned=True)
+    for camera, yaw in ((turned, constants.CAMERA_YAW_ONE_GOAL_DEG), (one, 0.0),
+                        (scene_camera(True, 3.806, 0.0, turned=True), 0.0)):
         direction = np.subtract(camera.target, camera.position)
         pitch = math.degrees(math.atan2(-direction[2], math.hypot(direction[0], direction[1])))
         assert pitch == pytest.approx(constants.CAMERA_PITCH_DEG, abs=1e-3)
@@ -180,12 +182,13 @@ def test_a_goal_on_the_highest_platform_stays_whole_in_the_frame(two_goals):
     beyond = layout.agent_x + (1.0 if layout.goals[0].x > layout.agent_x else -1.0) * 0.5
     raised = placement.place(layout, beyond, ("platform", max(constants.PLATFORM_HEIGHTS)))
     assert any(g.platform is not None for g in raised.goals)
-    config = raised.config(1, "1.2", "expected", 0, {})
+    scenario, trial_type = (1, "1.2") if two_goals else (2, "2.1")
+    config = raised.config(scenario, trial_type, "expected", 0, {})
     framing = measure_framing(config, [_still(config).segmentation])
     assert framing.goals_cut == () and framing.goals_unseen == ()
     # the camera steps back for the raised goal when it must (the frontal two-goal camera; the
     # turned one-goal camera holds it from where it stands), never nearer
-    base = layout.config(1, "1.2", "expected", 0, {}).camera
+    base = layout.config(scenario, trial_type, "expected", 0, {}).camera
     distance = [float(np.linalg.norm(np.subtract(c.position, c.target)))
                 for c in (config.camera, base)]
     assert distance[0] >= distance[1] - 1e-9

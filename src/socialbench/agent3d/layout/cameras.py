@@ -1,8 +1,8 @@
 """The fixed camera of an AGENT scene: ours (framing the lane) or the released generator's.
 
 ``ours`` (the default) stands in front of the lane and looks down at ``CAMERA_PITCH_DEG``,
-along +y in two-goal scenes and turned ``CAMERA_YAW_ONE_GOAL_DEG`` toward +x in one-goal ones
-(so a wall across the lane shows its face and a doorway in it, as from the released one-goal
+along +y, or turned ``CAMERA_YAW_ONE_GOAL_DEG`` toward +x in scenario 2's one-goal scenes (so a
+wall across the lane shows its face and a doorway in it, as from the released one-goal
 camera), as near as lets a square frame at 53 degrees hold the lane's x span (the agent's and
 goals' slots) and every goal object, raised or not, with ``CAMERA_MARGIN`` to spare. It depends only
 on the scene's kind (one or two goals), its lane (row), floor height and where its goal
@@ -68,14 +68,15 @@ def current_style() -> str:
 
 def scene_camera(two_goals: bool, row: float, floor: float,
                  goals: Sequence[tuple[float, float, float]] = (),
-                 style: str | None = None) -> Camera:
+                 style: str | None = None, turned: bool = False) -> Camera:
     """The camera of a scene (``style`` None: the current ``camera_style``); ``goals`` are the
-    goal objects' centres, so that one raised on a platform stays whole in the frame."""
+    goal objects' centres, so that one raised on a platform stays whole in the frame;
+    ``turned``: a one-goal scene filmed turned ``CAMERA_YAW_ONE_GOAL_DEG`` toward +x."""
     style = style or current_style()
     if style == "released":
         return released_camera(two_goals, floor)
-    return lane_camera(lane_span(two_goals), row, floor, goals,
-                       yaw_deg=0.0 if two_goals else CAMERA_YAW_ONE_GOAL_DEG)
+    yaw = CAMERA_YAW_ONE_GOAL_DEG if turned and not two_goals else 0.0
+    return lane_camera(lane_span(two_goals), row, floor, goals, yaw_deg=yaw)
 
 
 def released_camera(two_goals: bool, floor: float) -> Camera:
@@ -104,7 +105,7 @@ def lane_camera(span: tuple[float, float], row: float, floor: float,
     pitch, yaw = math.radians(pitch_deg), math.radians(yaw_deg)
     forward = np.array([math.sin(yaw) * math.cos(pitch), math.cos(yaw) * math.cos(pitch),
                         -math.sin(pitch)])
-    right = np.array([math.cos(yaw), -math.sin(yaw), 0.0])
+    right = np.array([math.cos(yaw), 0.0 - math.sin(yaw), 0.0])  # +0.0 at yaw 0, as before
     up = np.cross(right, forward)
     target = np.array([(span[0] + span[1]) / 2, row - AIM_AHEAD, floor])
     half = GOAL_SIZE / 2

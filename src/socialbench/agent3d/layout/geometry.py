@@ -10,6 +10,7 @@ from socialbench.agent3d.layout.constants import (
     AGENT_ID,
     AGENT_SIZE,
     BRIDGE_WIDTH,
+    CAMERA_TURNED_SCENARIOS,
     CHASM_BOTTOM_COLOR,
     DOOR_WIDTH,
     FIRST_FLOOR_ID,
@@ -297,16 +298,18 @@ class Layout:
                            label=FLOOR_LABEL, rgba=color)
                 for k, (name, (x, y), (sx, sy)) in enumerate(walls)]
 
-    def camera(self) -> Camera:
+    def camera(self, scenario: int) -> Camera:
         """The scene's fixed camera (``layout/cameras.py``: ours by default, or the released
-        generator's); it depends on the lane, the floor and the goals, never on obstacles."""
+        generator's); it depends on the scenario, the lane, the floor and the goals, never on
+        obstacles."""
         return scene_camera(self.two_goals, self.row, self.floor,
-                            [self.goal_xyz(goal.key) for goal in self.goals])
+                            [self.goal_xyz(goal.key) for goal in self.goals],
+                            turned=scenario in CAMERA_TURNED_SCENARIOS)
 
     def config(self, scenario: int, trial_type: str, video: str, seed: int,
                annotations: dict) -> SceneConfig:
         return SceneConfig(scenario=scenario, trial_type=trial_type, video=video,  # type: ignore[arg-type]
-                           entities=self.entities(), camera=self.camera(), seed=seed,
+                           entities=self.entities(), camera=self.camera(scenario), seed=seed,
                            annotations=annotations)
 
 

@@ -43,7 +43,7 @@ def occluder_for(layout: Layout, wall: Wall, gap: float = constants.OCCLUDER_GAP
     drop shadow, and an agent walking on the lane across the wall's place, passes through its
     front face (``OCCLUDER_MARGIN`` to spare). So it hides the obstacle, anything the obstacle would
     hide, and the middle of the path (AGENT paper), and no more of the lane than that needs."""
-    camera = layout.camera()
+    camera = layout.camera(SCENARIO)
     eye = np.asarray(camera.position, dtype=float)
     centre_y = wall.y - wall.length / 2 - gap
     face = centre_y - constants.OCCLUDER_THICKNESS / 2
