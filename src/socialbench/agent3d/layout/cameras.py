@@ -1,11 +1,11 @@
 """The fixed camera of an AGENT scene: ours (framing the lane) or the released generator's.
 
 ``ours`` (the default) stands in front of the lane and looks down at ``CAMERA_PITCH_DEG``,
-along +y, or turned ``CAMERA_YAW_ONE_GOAL_DEG`` toward +x in scenario 2's one-goal scenes (so a
-wall across the lane shows its face and a doorway in it, as from the released one-goal
-camera), as near as lets a square frame at 53 degrees hold the lane's x span (the agent's and
-goals' slots) and every goal object, raised or not, with ``CAMERA_MARGIN`` to spare. It depends only
-on the scene's kind (one or two goals), its lane (row), floor height and where its goal
+along +y, or turned ``CAMERA_YAW_ONE_GOAL_DEG`` toward +x in scenario 2 (so a wall across the
+lane shows its face and a doorway in it, as from the released one-goal camera), as near as
+lets a square frame at 53 degrees hold the lane's x span (the agent's and goals' slots) and
+every goal object, raised or not, with ``CAMERA_MARGIN`` to spare. It depends only on the
+scenario, the scene's kind (one or two goals), its lane (row), floor height and where its goal
 objects stand (a goal on a platform is nearer the camera), which a trial's expected and
 surprising videos share: they are filmed identically, and the camera says nothing about the
 obstacles that tell them apart (familiarization videos with other goal heights may be framed
@@ -98,8 +98,8 @@ def lane_camera(span: tuple[float, float], row: float, floor: float,
                 pitch_deg: float = CAMERA_PITCH_DEG, margin: float = CAMERA_MARGIN,
                 yaw_deg: float = 0.0) -> Camera:
     """A camera in front of the lane (looking along +y turned ``yaw_deg`` toward +x, down at
-    ``pitch_deg``), as near as lets
-    a square frame hold the lane's x ``span`` (objects on the floor) and every goal box (centres
+    ``pitch_deg``), as near as lets a square frame hold the lane's x ``span`` (objects on the
+    floor) and every goal box (centres
     ``goals``), each with ``margin`` on either side (a raised goal is nearer the camera, so it
     needs more room than the floor does; a platform itself may reach past the frame's edge)."""
     pitch, yaw = math.radians(pitch_deg), math.radians(yaw_deg)
