@@ -111,7 +111,7 @@ def test_our_camera_shows_the_agent_larger_than_the_released_one_on_every_row_an
     assert all(max(side) - min(side) <= 2 for side in by_side)
 
 
-def test_cameras_depend_on_the_lane_and_floor_only():
+def test_cameras_depend_on_the_scenario_lane_and_floor_only():
     one = scene_camera(False, 2.466, 0.0)
     raised = scene_camera(False, 2.466, constants.RAISED_FLOOR)
     assert raised.position[2] == pytest.approx(one.position[2] + constants.RAISED_FLOOR)
@@ -195,9 +195,9 @@ def test_a_goal_on_the_highest_platform_stays_whole_in_the_frame(two_goals):
     assert (config.camera != base) == two_goals
 
 
-def test_a_doorway_across_the_lane_shows_as_an_opening_from_the_one_goal_camera():
+def test_a_doorway_across_the_lane_shows_as_an_opening_from_scenario_2s_camera():
     """Looking along the lane's normal (+y), a wall across the lane is seen end-on and a doorway
-    in it hides behind its near post; our one-goal camera is turned (15 degrees) so the wall
+    in it hides behind its near post; scenario 2's camera is turned (15 degrees) so the wall
     shows its face: the doorway uncovers what lies behind it."""
     from dataclasses import replace
 
