@@ -64,6 +64,26 @@ def test_a_wall_seen_from_one_side_is_recovered_as_its_box():
     assert box.size[2] == pytest.approx(0.4, abs=0.02)
 
 
+def test_a_wall_with_a_doorway_keeps_its_opening():
+    # a wall along y, seen from its side as scenario 2's turned camera sees it: two posts and
+    # a lintel over a 0.7 m opening (0.42 m high) become three boxes, not one block
+    camera = PinholeCamera.of(Camera(position=(0.0, 0.0, 2.5), target=(0.9, 3.0, 0.0)), 200, 200)
+    posts = [(np.array([0.6, y, 0.3]), np.array([0.1, 0.325, 0.3])) for y in (2.325, 3.675)]
+    lintel = (np.array([0.6, 3.0, 0.51]), np.array([0.1, 0.35, 0.09]))
+    points, valid = camera.back_project(_depth_of_boxes(camera, [*posts, lintel]))
+    body = points[valid & (points[..., 2] > 0.02)]
+    boxes = obstacle_boxes(body, floor_z=0.0)
+    assert len(boxes) == 3
+    for centre, half in [*posts, lintel]:
+        assert max(box_iou(b.centre, b.size / 2, centre, half) for b in boxes) > 0.6
+    (over,) = [b for b in boxes if b.centre[2] - b.size[2] / 2 > 0.3]
+    assert over.centre[2] - over.size[2] / 2 == pytest.approx(0.42, abs=0.03)
+    # the same wall without its opening stays one box
+    whole = (np.array([0.6, 3.0, 0.3]), np.array([0.1, 1.0, 0.3]))
+    points, valid = camera.back_project(_depth_of_boxes(camera, [whole]))
+    assert len(obstacle_boxes(points[valid & (points[..., 2] > 0.02)], floor_z=0.0)) == 1
+
+
 def test_a_ramp_is_told_from_the_platform_it_leads_up_to():
     camera = PinholeCamera.of(CAMERA, 200, 200)
     platform = (np.array([0.8, 3.0, 0.25]), np.array([0.35, 0.35, 0.25]))
@@ -210,3 +230,103 @@ def test_train_states_trains_on_another_datasets_truth_and_rates_the_source(tiny
     assert sorted(e.task for e in episodes) == ["2.1", "2.2"]
     assert all(e.expected and len(e.trials) == 2 for e in episodes)  # familiarization, expected
     assert source.test(tmp_path / "expected") == "perceived expected"
+
+
+def _turned_cube_points(centre: np.ndarray, yaw: float, side: float = 0.2) -> np.ndarray:
+    """What a camera above and in front (-y) sees of a cube turned by ``yaw``: its whole top
+    and the two side faces toward -y, sampled every 5 mm."""
+    grid = np.arange(-side / 2, side / 2 + 1e-9, 0.005)
+    u, v = np.meshgrid(grid, grid)
+    turn = np.array([[np.cos(yaw), -np.sin(yaw)], [np.sin(yaw), np.cos(yaw)]])
+    faces = [np.column_stack([u.ravel(), v.ravel(), np.full(u.size, side / 2)])]
+    for normal in ((0.0, -1.0), (1.0, 0.0), (-1.0, 0.0), (0.0, 1.0)):
+        if (turn @ np.array(normal))[1] < 0:  # faces the camera
+            across = np.array([-normal[1], normal[0]])
+            face = np.column_stack([np.outer(u.ravel(), across) + np.array(normal) * side / 2,
+                                    v.ravel()])
+            faces.append(face)
+    local = np.concatenate(faces)
+    world = local.copy()
+    world[:, :2] = local[:, :2] @ turn.T
+    return world + centre
+
+
+def test_the_agent_centre_comes_from_its_top_whatever_its_yaw():
+    from socialbench.observers.agent.perception.assemble import _centre_on_top
+
+    centre = np.array([0.4, 2.5, 0.1])
+    seen = {t: _turned_cube_points(centre, yaw) for t, yaw in enumerate((0.0, 0.4, np.pi / 4))}
+    # the box fitted from the near side is off along the view by up to 4 cm as the cube turns
+    guess = {t: centre + np.array([0.0, -0.04, 0.0]) for t in seen}
+    _centre_on_top(seen, guess)
+    for t in seen:
+        assert guess[t][:2] == pytest.approx(centre[:2], abs=0.004)
+        assert guess[t][2] == centre[2]  # the height is the box's
+    # half hidden (a wall nearer the camera covers its right half, top and side): that frame
+    # keeps the box's centre
+    hidden = _turned_cube_points(centre, 0.0)
+    seen[3] = hidden[hidden[:, 0] < centre[0]]
+    guess[3] = centre + np.array([0.0, -0.04, 0.0])
+    _centre_on_top(seen, guess)
+    assert guess[3][1] == pytest.approx(centre[1] - 0.04)
+
+
+def test_a_stray_point_does_not_stretch_the_agent():
+    from socialbench.observers.agent.perception.assemble import _own_points
+
+    cube = _turned_cube_points(np.array([0.7, 2.1, 0.1]), 0.3)
+    stray = np.array([[0.41, 1.09, 0.86]])  # a pixel of the occluder's edge beside it
+    kept = _own_points(np.concatenate([cube, stray]))
+    assert len(kept) == len(cube) and kept[:, 2].max() <= 0.2 + 1e-9
+
+
+def test_a_partly_hidden_agent_is_placed_from_the_side_that_shows():
+    from socialbench.observers.agent.perception.assemble import _anchor_cut_sides
+
+    side = 0.2
+    # walking +x at 5 cm a frame; frames 3 and 4 cut by an upright edge: 3 loses its leading
+    # (right) side going behind it, 4 its trailing (left) side coming out
+    truth = {t: -0.3 + 0.05 * t for t in range(8)}
+    bounds = {t: (np.array([x - side / 2, 2.0, 0.0]), np.array([x + side / 2, 2.2, 0.2]))
+              for t, x in truth.items()}
+    bounds[3] = (bounds[3][0], np.array([truth[3] + 0.02, 2.2, 0.2]))
+    bounds[4] = (np.array([truth[4] - 0.03, 2.0, 0.0]), bounds[4][1])
+    centres = {t: np.array([(b[0][0] + b[1][0]) / 2, 2.1, 0.1]) for t, b in bounds.items()}
+    _anchor_cut_sides([3, 4], bounds, centres, 0, side)
+    for t in range(8):
+        assert centres[t][0] == pytest.approx(truth[t], abs=1e-9)
+
+
+def test_a_falling_panel_leans_toward_where_it_went():
+    from socialbench.observers.agent.perception.assemble import _lean
+    from socialbench.observers.agent.perception.boxes import Box
+
+    upright = np.array([0.3, 0.05, 1.2])
+    standing = np.array([0.2, 1.6, 0.6])
+    # fallen toward the camera (-y): lying flat in front of where it stood
+    flat = Box("box", np.array([0.2, 1.0, 0.025]), np.array([0.3, 1.2, 0.05]))
+    quat = _lean(flat, upright, standing, along=1)
+    assert quat == pytest.approx((np.sin(np.pi / 4), 0.0, 0.0, np.cos(np.pi / 4)), abs=0.03)
+    # half way down: about 45 degrees; still standing: no turn
+    tilt = Box("box", np.array([0.2, 1.3, 0.45]), np.array([0.3, 0.05 + 1.2 * 0.7071, 0.9]))
+    angle = 2 * np.arcsin(abs(_lean(tilt, upright, standing, along=1)[0]))
+    assert angle == pytest.approx(np.pi / 4, abs=0.08)
+    assert _lean(Box("box", standing, upright), upright, standing, along=1) == (0.0, 0.0, 0.0, 1.0)
+
+
+def test_the_upper_bound_joins_touching_obstacles_as_rgbd_sees_them():
+    from socialbench.observers.agent.perception.sightings import StaticThing
+    from socialbench.observers.agent.perception.truth_masks import _join_touching
+
+    def slab(low: tuple[float, float, float], high: tuple[float, float, float]) -> StaticThing:
+        axes = [np.linspace(a, b, 8) for a, b in zip(low, high, strict=True)]
+        points = np.stack(np.meshgrid(*axes), -1).reshape(-1, 3)
+        return StaticThing("obstacle", 0, points, np.array([True, False]))
+
+    post_a = slab((0.5, 2.0, 0.0), (0.6, 2.65, 0.6))
+    post_b = slab((0.5, 3.35, 0.0), (0.6, 4.0, 0.6))
+    lintel = slab((0.5, 2.65, 0.42), (0.6, 3.35, 0.6))
+    apart = slab((-0.5, 2.0, 0.0), (-0.4, 2.5, 0.3))
+    joined = _join_touching([post_a, apart, lintel, post_b])
+    assert sorted(len(t.points) for t in joined) == [len(apart.points), 3 * len(lintel.points)]
+    assert all(t.visible.tolist() == [True, False] for t in joined)

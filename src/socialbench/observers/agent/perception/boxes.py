@@ -7,7 +7,11 @@ The camera sees a body's near side and, from above, its top, never its back. So:
   (it starts at the nearest point seen), and whose top is the highest point seen;
 - an obstacle stands on the floor: its top surface, seen from above, gives its footprint and
   height; it is rasterized top-down (``CELL``) and split into flat parts (walls, platforms:
-  boxes down to the floor) and sloped parts (ramps: wedges rising along x or y).
+  boxes down to the floor) and sloped parts (ramps: wedges rising along x or y);
+- a wall with a doorway: along the wall, the lowest point seen of it reaches the floor at the
+  posts but stops at the lintel's underside over the opening (seen turned, not end-on), so a
+  flat part whose lowest points stay well above the floor between two stretches seen down to
+  it is cut into two posts and a lintel hanging over the opening.
 """
 
 from __future__ import annotations
@@ -23,6 +27,9 @@ MIN_RAMP_CELLS = 16  # 0.04 m^2
 MIN_PART_CELLS = 4
 LOW, HIGH = 2, 98  # robust percentiles of the points' extent
 ON_FLOOR = 0.04  # m: a small body seen down to this near the floor stands on it
+OPENING_CLEARANCE = 0.3  # m: a stretch seen no lower than this above the floor is an opening
+POST_REACH = 0.1  # m: a post is seen down to this near the floor
+MIN_OPENING = 0.3  # m along the wall: narrower gaps in what is seen are not openings
 
 
 @dataclass(frozen=True)
@@ -94,11 +101,50 @@ def obstacle_boxes(points: np.ndarray, floor_z: float) -> list[Box]:
             flats.append(cells)
     boxes = [_ramp_box(top, cells, _footprint(points, ij, cells), floor_z) for cells in ramps]
     for cells in flats:
-        lo, hi = _footprint(points, ij, cells)
-        height = float(np.percentile(top[cells], HIGH)) - floor_z
-        boxes.append(Box("box", np.array([*(lo + hi) / 2, floor_z + height / 2]),
-                         np.array([*(hi - lo), height])))
+        for part, bottom in _doorway_parts(points, ij, cells, floor_z):
+            lo, hi = _footprint(points, ij, part)
+            height = float(np.percentile(top[part], HIGH)) - bottom
+            boxes.append(Box("box", np.array([*(lo + hi) / 2, bottom + height / 2]),
+                             np.array([*(hi - lo), height])))
     return boxes
+
+
+def _doorway_parts(points: np.ndarray, ij: np.ndarray, cells: np.ndarray, floor_z: float
+                   ) -> list[tuple[np.ndarray, float]]:
+    """A flat part's boxes as (cells, bottom): the whole part down to the floor, or, for a
+    wall with a doorway, its two posts down to the floor and the lintel down to the opening.
+
+    Along the part's long axis, each slice's lowest point seen tells a post (seen down to the
+    floor) from an opening (seen no lower than the lintel's underside, ``OPENING_CLEARANCE`` or
+    more above the floor). Only an opening ``MIN_OPENING`` wide with a post on each side
+    counts: slices seen only from above (a wall's far end, a face hidden behind something)
+    have posts on one side at most."""
+    rows, cols = np.nonzero(cells)
+    along = 0 if np.ptp(rows) >= np.ptp(cols) else 1
+    start = int((rows, cols)[along].min())
+    slice_of = (rows, cols)[along] - start  # each cell's slice along the wall
+    mine = cells[ij[:, 0], ij[:, 1]]
+    lowest = np.full(int(slice_of.max()) + 1, np.inf)
+    np.minimum.at(lowest, ij[mine, along] - start, points[mine, 2])
+    post = np.isfinite(lowest) & (lowest - floor_z <= POST_REACH)
+    labels, count = ndimage.label(np.isfinite(lowest) & (lowest - floor_z >= OPENING_CLEARANCE))
+    for k in range(1, count + 1):
+        run = np.flatnonzero(labels == k)
+        first, last = int(run[0]), int(run[-1])
+        if (last - first + 1) * CELL < MIN_OPENING or not post[:first].any() \
+                or not post[last + 1:].any():
+            continue
+        # the lintel spans from past the last post cell before the run to the next one after
+        begin = int(np.flatnonzero(post[:first])[-1]) + 1
+        end = last + 1 + int(np.flatnonzero(post[last + 1:])[0])
+        parts = []
+        for low, high in ((0, begin), (begin, end), (end, len(lowest))):
+            part = np.zeros_like(cells)
+            part[rows, cols] = (slice_of >= low) & (slice_of < high)
+            parts.append(part)
+        bottom = float(np.median(lowest[first:last + 1]))
+        return [(parts[0], floor_z), (parts[2], floor_z), (parts[1], bottom)]
+    return [(cells, floor_z)]
 
 
 def _footprint(points: np.ndarray, ij: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray,

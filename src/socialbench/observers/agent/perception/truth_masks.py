@@ -1,11 +1,14 @@
 """The upper bound: the same pipeline fed the renderer's instance segmentation instead of
 segmenting RGB-D itself. Classes come from the generator's entity-id ranges (the ground truth
 a perfect segmenter would give); goal colour codes, boxes and the floor still come from colour
-and depth, as in the RGB-D mode."""
+and depth, as in the RGB-D mode. Obstacles that touch (a doorway's posts and lintel, a ramp
+and its platform) are handed on as one, as RGB-D segmentation sees them, so the box fitting
+that tells their parts apart is the same in both modes."""
 
 from __future__ import annotations
 
 import numpy as np
+from scipy.spatial import cKDTree
 
 from socialbench.agent3d.layout.constants import (
     AGENT_ID,
@@ -71,7 +74,35 @@ def segment_truth(video: RenderedVideo) -> VideoSightings:
             codes = goal_codes(rgb_at[ever])
             code = int(np.bincount(codes, minlength=9)[1:].argmax() + 1)
         static.append(StaticThing(cls, code, points[ever], counts >= MIN_VISIBLE_PIXELS))
+    static = [s for s in static if s.cls != "obstacle"] + \
+        _join_touching([s for s in static if s.cls == "obstacle"])
     return VideoSightings(static=static, agent=agent, occluder=occluder, floor_z=floor_z,
                           background=background, background_valid=valid,
                           forward=camera.forward, eye=camera.eye,
                           pixel_angle=2 * camera.tan_half / height, fps=video.fps)
+
+
+TOUCH = 0.03  # m: obstacles whose surfaces seen come this close are parts of one body
+
+
+def _join_touching(things: list[StaticThing]) -> list[StaticThing]:
+    """Obstacles whose points come within ``TOUCH`` of each other, joined (transitively)."""
+    group = list(range(len(things)))
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            i = group[i]
+        return i
+
+    trees = [cKDTree(t.points) for t in things]
+    for i in range(len(things)):
+        for j in range(i + 1, len(things)):
+            gap, _ = trees[j].query(things[i].points, distance_upper_bound=TOUCH)
+            if np.isfinite(gap).any():
+                group[root(j)] = root(i)
+    joined: dict[int, list[StaticThing]] = {}
+    for i, thing in enumerate(things):
+        joined.setdefault(root(i), []).append(thing)
+    return [StaticThing("obstacle", 0, np.concatenate([p.points for p in parts]),
+                        np.any([p.visible for p in parts], axis=0))
+            for parts in joined.values()]
