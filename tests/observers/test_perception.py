@@ -295,6 +295,10 @@ def test_a_partly_hidden_agent_is_placed_from_the_side_that_shows():
     _anchor_cut_sides([3, 4], bounds, centres, 0, side)
     for t in range(8):
         assert centres[t][0] == pytest.approx(truth[t], abs=1e-9)
+    # cut short of its middle (under half its width shows): its height is unknown, dropped
+    bounds[5] = (bounds[5][0], np.array([truth[5] - 0.02, 2.2, 0.2]))
+    _anchor_cut_sides([5], bounds, centres, 0, side)
+    assert 5 not in centres and len(centres) == 7
 
 
 def test_a_falling_panel_leans_toward_where_it_went():

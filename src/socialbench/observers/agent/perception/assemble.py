@@ -126,7 +126,14 @@ def _anchor_cut_sides(partial: list[int], bounds: dict[int, tuple[np.ndarray, np
     """Partly hidden frames (an upright edge, the occluder's or a wall's, cuts one side of
     the agent): its centre across the view is half its width in from the side that shows its
     true outline, the one whose centre lies nearer to where the frames that show it whole put
-    it (their line through the nearest frame on each side, or on the one side there is)."""
+    it (their line through the nearest frame on each side, or on the one side there is). A
+    frame cut short of the agent's middle is dropped: its top may be hidden too, and with it
+    the agent's height."""
+    for t in partial:
+        low, high = bounds[t]
+        if high[across] - low[across] < side / 2:
+            del centres[t]
+    partial = [t for t in partial if t in centres]
     partial_set = set(partial)
     whole = sorted(t for t in centres if t not in partial_set)
     if not whole:
