@@ -116,6 +116,8 @@ def _agent(sightings: VideoSightings) -> tuple[EntitySpec | None, dict[int, np.n
     _centre_on_top(seen, centres)
     partial = [t for t, p in seen.items() if len(p) <= WHOLE_POINTS * middle]
     _anchor_cut_sides(partial, bounds, centres, a, side)
+    if not centres:  # only ever seen cut short of its middle
+        return None, {}
     first = next(iter(centres.values()))
     spec = _spec(1, "agent", schema.AGENT_LABEL, Box("box", first, np.array([side, side, tall])))
     return spec, centres
