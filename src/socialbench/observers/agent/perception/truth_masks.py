@@ -8,6 +8,7 @@ that tells their parts apart is the same in both modes."""
 from __future__ import annotations
 
 import numpy as np
+from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 
 from socialbench.agent3d.layout.constants import (
@@ -87,22 +88,12 @@ TOUCH = 0.03  # m: obstacles whose surfaces seen come this close are parts of on
 
 def _join_touching(things: list[StaticThing]) -> list[StaticThing]:
     """Obstacles whose points come within ``TOUCH`` of each other, joined (transitively)."""
-    group = list(range(len(things)))
-
-    def root(i: int) -> int:
-        while group[i] != i:
-            i = group[i]
-        return i
-
+    if not things:
+        return []
     trees = [cKDTree(t.points) for t in things]
-    for i in range(len(things)):
-        for j in range(i + 1, len(things)):
-            gap, _ = trees[j].query(things[i].points, distance_upper_bound=TOUCH)
-            if np.isfinite(gap).any():
-                group[root(j)] = root(i)
-    joined: dict[int, list[StaticThing]] = {}
-    for i, thing in enumerate(things):
-        joined.setdefault(root(i), []).append(thing)
-    return [StaticThing("obstacle", 0, np.concatenate([p.points for p in parts]),
-                        np.any([p.visible for p in parts], axis=0))
-            for parts in joined.values()]
+    touching = np.array([[a.count_neighbors(b, TOUCH) > 0 for b in trees] for a in trees])
+    count, label = connected_components(touching, directed=False)
+    groups = [[t for t, k in zip(things, label, strict=True) if k == g] for g in range(count)]
+    return [StaticThing("obstacle", 0, np.concatenate([p.points for p in group]),
+                        np.any([p.visible for p in group], axis=0))
+            for group in groups]
