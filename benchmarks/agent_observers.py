@@ -61,7 +61,9 @@ def tomnet_speed(data: Path, pairs: list, epochs: int, per_type: int) -> None:
     from socialbench.agent3d.io import load_trial
     from socialbench.agent3d.schema import VideoStates
     from socialbench.observers.agent.tomnet_g.model import ToMnetG
+    from socialbench.observers.agent.tomnet_g.observer import EPOCHS, PACE
     from socialbench.observers.agent.tomnet_g.samples import (
+        paced_sample,
         sample_of,
         test_sample,
         training_trials,
@@ -80,7 +82,7 @@ def tomnet_speed(data: Path, pairs: list, epochs: int, per_type: int) -> None:
         trial = load_trial(trial_dir)
         videos = [VideoStates.of(v) for v in (*trial.familiarization, trial.expected)]
         w1, c1 = time.perf_counter(), time.process_time()
-        samples.append(sample_of(videos))
+        samples.append(paced_sample(sample_of(videos), PACE))  # as `agent evaluate` reads
         wall += (w1 - w0, time.perf_counter() - w1)
         cpu += (c1 - c0, time.process_time() - c1)
     wall, cpu = wall / len(samples), cpu / len(samples)
@@ -90,7 +92,7 @@ def tomnet_speed(data: Path, pairs: list, epochs: int, per_type: int) -> None:
           f"1,920 training trials once: {1920 * wall.sum() / 60:.0f} min wall, "
           f"{1920 * cpu.sum() / 60:.1f} min CPU on one process (extrapolated; --workers N "
           f"divides it, --checkpoints keeps the graphs)")
-    tests = [test_sample(e) for _, e, _ in pairs]
+    tests = [paced_sample(test_sample(e), PACE) for _, e, _ in pairs]
     for mode in TRAINING:
         torch.manual_seed(0)
         model = ToMnetG()
@@ -103,8 +105,8 @@ def tomnet_speed(data: Path, pairs: list, epochs: int, per_type: int) -> None:
               f"paper's 1,920 training trials: {1920 / rate / 60:.1f} min wall at this rate, "
               f"{1920 / cpu_rate / 60:.1f} min CPU (extrapolated)")
         if mode == "teacher-forced":  # the default: the whole full-scale run, once
-            total = 1920 * (cpu.sum() + 20 / cpu_rate) / 60
-            print(f"tomnet-g, full scale (1,920 trials read once, 20 epochs teacher-forced): "
+            total = 1920 * (cpu.sum() + EPOCHS / cpu_rate) / 60
+            print(f"tomnet-g, full scale (1,920 trials read once, {EPOCHS} epochs teacher-forced): "
                   f"{total:.0f} min CPU on one process (extrapolated from the rates above)")
         start = time.perf_counter()
         for sample in tests:

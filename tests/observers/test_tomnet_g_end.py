@@ -122,4 +122,4 @@ def test_the_command_trains_and_names_it(tiny_agent, tmp_path):
         "--protocol", "all", "--json", "--epochs", "1", "--end-head",
         "--checkpoints", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    assert list(tmp_path.glob("tomnet-g_all-*_end.pt"))
+    assert list(tmp_path.glob("tomnet-g_all-*_end_path.pt"))

@@ -107,4 +107,4 @@ def test_the_training_split_may_come_from_another_folder(tiny_agent, tmp_path):
     assert json.loads(other.output.splitlines()[-1]) == json.loads(one.output.splitlines()[-1])
     # read as the one-folder run reads: one graph file per training trial and test video
     assert len(list((tmp_path / "graphs-v3").rglob("train_set/*.npz"))) == 2
-    assert list(tmp_path.glob("tomnet-g_all-*_h2.pt"))
+    assert list(tmp_path.glob("tomnet-g_all-*_h2_path.pt"))

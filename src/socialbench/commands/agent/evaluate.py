@@ -24,7 +24,7 @@ PROTOCOL_CHOICES = ("all", "G1", "G2", "G3", "G4")
                    "one pass over the videos (one table, or one JSON line, each).")
 @click.option("--max-train-per-type", type=click.IntRange(min=0), default=None,
               help="Use at most this many training trials per type (default: all).")
-@click.option("--epochs", type=click.IntRange(min=1), default=20, show_default=True,
+@click.option("--epochs", type=click.IntRange(min=1), default=60, show_default=True,
               help="ToMnet-G: training epochs per fold.")
 @click.option("--device", default="cpu", show_default=True, help="ToMnet-G: torch device.")
 @click.option("--checkpoints", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -34,7 +34,7 @@ PROTOCOL_CHOICES = ("all", "G1", "G2", "G3", "G4")
               default="teacher-forced", show_default=True,
               help="ToMnet-G: train and rate on the per-step prediction from the observed "
                    "frames, or on the free rollout from the first frame (the paper's loop).")
-@click.option("--reduce", "tomnet_reduce", type=click.Choice(["max", "mean"]), default="max",
+@click.option("--reduce", "tomnet_reduce", type=click.Choice(["max", "mean"]), default="mean",
               show_default=True,
               help="ToMnet-G: a test video's rating from its per-step prediction errors: the "
                    "largest, or their mean (docs/agent_observers.md).")
@@ -56,6 +56,9 @@ PROTOCOL_CHOICES = ("all", "G1", "G2", "G3", "G4")
               help="ToMnet-G: also predict where the test video leaves the agent, from every "
                    "frame, and add that prediction's error to each step's (as the original "
                    "ToMnet predicts the object an agent will consume; docs/agent_observers.md).")
+@click.option("--pace", type=click.Choice(["time", "path"]), default="path", show_default=True,
+              help="ToMnet-G: read the agent's path every 0.2 m of its length (path: standing "
+                   "still and turning on the spot drop out), or every 5th frame (time).")
 @click.option("--no-familiarization", is_flag=True,
               help="BIPaCK: skip the per-trial update on the familiarization videos (the "
                    "paper's ablation).")
@@ -88,7 +91,7 @@ def evaluate(data: Path, observer: str, protocol: str, max_train_per_type: int |
              epochs: int, device: str, checkpoints: Path | None, tomnet_surprise: str,
              tomnet_reduce: str,
              absolute_positions: bool, conditioning: str, orientation: bool, horizon: int,
-             end_head: bool, no_familiarization: bool,
+             end_head: bool, pace: str, no_familiarization: bool,
              calibration: str, heatmap: Path | None, from_frames: bool,
              gt_segmentation: bool, train_states: Path | None, seed: int, workers: int,
              as_json: bool, markdown: bool) -> None:
@@ -148,7 +151,8 @@ def evaluate(data: Path, observer: str, protocol: str, max_train_per_type: int |
                             episodes=episodes, surprise=tomnet_surprise,
                             relative=not absolute_positions, conditioning=conditioning,
                             orientation=orientation, workers=workers, reduce=tomnet_reduce,
-                            train_data=train_states, horizon=horizon, end=end_head)
+                            train_data=train_states, horizon=horizon, end=end_head,
+                            pace=pace)
     types = sorted({p[0] for p in pairs})
     for name in protocols:
         result = run_protocol(rater, name, types)

@@ -156,15 +156,15 @@ class ToMnetRater(FoldRater):
                  checkpoints: Path | None, episodes: EpisodeSource | None = None,
                  surprise: str = "teacher-forced", relative: bool = True,
                  conditioning: str = "gain", orientation: bool = False,
-                 workers: int = 1, reduce: str = "max", train_data: Path | None = None,
-                 horizon: int = 0, end: bool = False) -> None:
+                 workers: int = 1, reduce: str = "mean", train_data: Path | None = None,
+                 horizon: int = 0, end: bool = False, pace: str = "path") -> None:
         from socialbench.observers.agent.tomnet_g.samples import sample_of
 
         self.epochs, self.device, self.seed, self.reduce = epochs, device, seed, reduce
         self.checkpoints, self.progress = checkpoints, progress
         self.surprise, self.relative, self.conditioning = surprise, relative, conditioning
         self.orientation, self.workers, self.horizon = orientation, workers, horizon
-        self.end = end
+        self.end, self.pace = end, pace
         self.train: dict[str, list] = {}
         self.test: dict[str, list] = {}
         if episodes is None:  # the state files: one trial at a time, graphs cached
@@ -208,10 +208,11 @@ class ToMnetRater(FoldRater):
         import torch
 
         from socialbench.observers.agent.tomnet_g.model import ToMnetG
+        from socialbench.observers.agent.tomnet_g.samples import paced_sample
         from socialbench.observers.agent.tomnet_g.surprise import surprise
         from socialbench.observers.agent.tomnet_g.training import train
 
-        samples = [s for t in fold.train for s in self.train.get(t, [])]
+        samples = [paced_sample(s, self.pace) for t in fold.train for s in self.train.get(t, [])]
         if not samples:
             raise UserError(f"no training trials of types {', '.join(fold.train)} under the "
                             f"data's train_set folders: ToMnet-G needs some")
@@ -226,13 +227,15 @@ class ToMnetRater(FoldRater):
             yaw = "_yaw" if self.orientation else ""
             ahead = f"_h{self.horizon}" if self.horizon else ""
             ahead += "_end" if self.end else ""
+            ahead += "_path" if self.pace == "path" else ""
             state = self.checkpoints / (f"tomnet-g_{fold.name}-{trained_on}_{self.surprise}_"
                                         f"{self.conditioning}{yaw}{ahead}.pt")
         train(model, samples, epochs=self.epochs, device=self.device, seed=self.seed,
               state_path=state, progress=self.progress, mode=self.surprise)
 
         def rating(sample: Any) -> float:
-            return surprise(model, sample, self.surprise, self.device, self.reduce)
+            return surprise(model, paced_sample(sample, self.pace), self.surprise, self.device,
+                            self.reduce)
 
         return {t: [(rating(e), rating(s)) for e, s in self.test.get(t, [])]
                 for t in fold.test}

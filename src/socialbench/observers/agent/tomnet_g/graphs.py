@@ -77,6 +77,43 @@ def _from_first_sighting(tracks: VideoTracks,
     return centre, half, yaw
 
 
+PACES = ("time", "path")  # which rated frames a sample keeps (paced)
+PATH_SPACING = 0.2  # m along the agent's path between rated points, with the "path" pace
+
+
+def paced(graphs: VideoGraphs, pace: str = "time", spacing: float = PATH_SPACING
+          ) -> VideoGraphs:
+    """The rated frames a model reads. ``time``: all of them (every 5th video frame).
+    ``path``: the agent's path resampled every ``spacing`` metres of its length (3D, so a
+    jump's rise counts), from its start to where it ends: the frames where the agent stands
+    still or turns on the spot drop out, and every step is ``spacing`` long, so a step says
+    which way the agent went, not when it set off or how fast (the agent waits a random 3-7 s
+    before it walks, which no network can time; docs/agent_observers.md). The agent's centre
+    is interpolated along the rated frames' path; the other nodes are those of the rated frame
+    the point falls in."""
+    if pace == "time":
+        return graphs
+    if pace != "path":
+        raise ValueError(f"unknown ToMnet-G pace {pace!r}; choose {', '.join(PACES)}")
+    agent = graphs.agent.astype(np.float64)
+    length = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(agent, axis=0), axis=1))])
+    if length[-1] < spacing:  # an agent that (nearly) stays put: its first and last frames
+        keep = [0, len(agent) - 1]
+        return VideoGraphs(nodes=graphs.nodes[keep], agent=graphs.agent[keep])
+    at = np.arange(0.0, length[-1], spacing)
+    if length[-1] - at[-1] > 1e-6:
+        at = np.append(at, length[-1])  # where the agent ends (a shorter last step)
+    # the segment each point falls in: the last rated frame whose length is at or before it
+    frame = np.clip(np.searchsorted(length, at, side="right") - 1, 0, len(agent) - 1)
+    following = np.minimum(frame + 1, len(agent) - 1)
+    span = length[following] - length[frame]
+    share = np.where(span > 0, (at - length[frame]) / np.where(span > 0, span, 1.0), 0.0)
+    points = agent[frame] + share[:, None] * (agent[following] - agent[frame])
+    nodes = graphs.nodes[frame].copy()
+    nodes[:, 0, position_slice()] = points
+    return VideoGraphs(nodes=nodes, agent=points.astype(np.float32))
+
+
 def position_slice() -> slice:
     """Where a node's centre sits in its features (the rollout moves the agent's)."""
     return slice(len(NODE_CLASSES), len(NODE_CLASSES) + 3)

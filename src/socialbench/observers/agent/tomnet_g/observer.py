@@ -1,6 +1,6 @@
 """The registered ``tomnet-g`` observer: surprise = how far the observed agent is from the
-path the network predicts, per rated frame (a video's rating: the largest, the interface's
-default ``reduce="max"``; ``surprise.py``)."""
+path the network predicts, per rated step (a video's rating: the interface's ``reduce``, the
+largest by default; ``agent evaluate`` takes the mean; ``surprise.py``)."""
 
 from __future__ import annotations
 
@@ -14,14 +14,16 @@ import torch
 
 from socialbench.agent3d.schema import VideoStates
 from socialbench.core.errors import DataFileError
+from socialbench.observers.agent.tomnet_g.graphs import PACES
 from socialbench.observers.agent.tomnet_g.model import ToMnetG
-from socialbench.observers.agent.tomnet_g.samples import sample_of
+from socialbench.observers.agent.tomnet_g.samples import paced_sample, sample_of
 from socialbench.observers.agent.tomnet_g.surprise import surprise_per_step
 from socialbench.observers.agent.tomnet_g.training import train
 from socialbench.voe.observer import EpisodeView, LearnedObserver
 from socialbench.voe.registry import register_observer
 
-EPOCHS = 20  # our default (the paper gives none); `--epochs` changes it
+EPOCHS = 60  # our default (the paper gives none); `--epochs` changes it
+PACE = "path"  # graphs.paced: which rated frames the network reads
 
 
 @register_observer("agent", "tomnet-g")
@@ -33,8 +35,12 @@ class ToMnetGObserver(LearnedObserver[EpisodeView[VideoStates]]):
 
     def __init__(self, device: str = "cpu", seed: int = 0, relative: bool = True,
                  surprise: str = "teacher-forced", conditioning: str = "gain",
-                 orientation: bool = False, horizon: int = 0, end: bool = False) -> None:
+                 orientation: bool = False, horizon: int = 0, end: bool = False,
+                 pace: str = PACE) -> None:
+        if pace not in PACES:
+            raise ValueError(f"unknown ToMnet-G pace {pace!r}; choose {', '.join(PACES)}")
         self.device = device
+        self.pace = pace
         self.seed = seed
         self.reading = surprise  # not `surprise`: that is the observer interface's method
         torch.manual_seed(seed)
@@ -42,12 +48,15 @@ class ToMnetGObserver(LearnedObserver[EpisodeView[VideoStates]]):
                              orientation=orientation, horizon=horizon, end=end).to(device)
 
     def surprise_per_step(self, episode: EpisodeView[VideoStates]) -> np.ndarray:
-        return surprise_per_step(self.model, sample_of(episode.trials), self.reading,
+        return surprise_per_step(self.model, self._sample(episode.trials), self.reading,
                                  self.device)
+
+    def _sample(self, trials: Sequence[VideoStates]) -> Any:
+        return paced_sample(sample_of(trials), self.pace)
 
     def fit(self, train_episodes: Sequence[Any], validation: Sequence[Any] = (),
             **options: Any) -> dict[str, float]:
-        samples = [sample_of(e.trials) for e in train_episodes]
+        samples = [self._sample(e.trials) for e in train_episodes]
         state = options.get("state_path")
         return train(self.model, samples, epochs=int(options.get("epochs", EPOCHS)),
                      device=self.device, seed=self.seed,
@@ -58,7 +67,7 @@ class ToMnetGObserver(LearnedObserver[EpisodeView[VideoStates]]):
         torch.save({"model": self.model.state_dict(), "relative": self.model.relative,
                     "surprise": self.reading, "conditioning": self.model.conditioning,
                     "orientation": self.model.orientation, "horizon": self.model.horizon,
-                    "end": self.model.end},
+                    "end": self.model.end, "pace": self.pace},
                    path)
 
     @classmethod
@@ -70,7 +79,8 @@ class ToMnetGObserver(LearnedObserver[EpisodeView[VideoStates]]):
                            conditioning=str(state.get("conditioning", "gain")),
                            orientation=bool(state.get("orientation", False)),
                            horizon=int(state.get("horizon", 0)),
-                           end=bool(state.get("end", False)))
+                           end=bool(state.get("end", False)),
+                           pace=str(state.get("pace", "time")))
             observer.model.load_state_dict(state["model"])
         except (OSError, RuntimeError, KeyError, TypeError, ValueError, EOFError,
                 pickle.UnpicklingError) as exc:

@@ -24,7 +24,12 @@ from socialbench.agent3d.episodes import load_episode
 from socialbench.agent3d.io import find_trials, load_trial
 from socialbench.agent3d.schema import VideoStates
 from socialbench.core.errors import DataFileError
-from socialbench.observers.agent.tomnet_g.graphs import FEATURES, VideoGraphs, video_graphs
+from socialbench.observers.agent.tomnet_g.graphs import (
+    FEATURES,
+    VideoGraphs,
+    paced,
+    video_graphs,
+)
 from socialbench.observers.agent.tomnet_g.training import Sample
 
 GRAPHS_VERSION = 3  # bump when video_graphs or the layout changes: old caches are rebuilt
@@ -34,6 +39,13 @@ _MAX_VIDEOS, _MAX_FRAMES, _MAX_NODES = 16, 10_000, 64  # bounds on what a cache 
 def sample_of(trials: Sequence[VideoStates]) -> Sample:
     """An episode's videos (familiarization first, the test video last) as one sample."""
     return Sample(tuple(video_graphs(v) for v in trials[:-1]), video_graphs(trials[-1]))
+
+
+def paced_sample(sample: Sample, pace: str = "time") -> Sample:
+    """``sample`` with every video's rated frames chosen by ``pace`` (``graphs.paced``)."""
+    if pace == "time":
+        return sample
+    return Sample(tuple(paced(g, pace) for g in sample.familiarization), paced(sample.test, pace))
 
 
 def training_trials(root: Path, types: Sequence[str], max_per_type: int | None = None,

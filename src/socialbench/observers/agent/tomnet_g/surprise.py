@@ -1,15 +1,14 @@
 """ToMnet-G's surprise rating of a test video: how far the observed agent is from the path the
 network predicts, in metres (AGENT paper, Section 4.2: the deviation of the predicted trajectory
-from the observed one), per rated step; the video's rating is the largest of them (``max``, the
-default, as the VOE core's ``Observer.surprise``) or their mean (``--reduce mean``).
+from the observed one), per rated step; the video's rating is their mean (``--reduce mean``, the
+command's default) or the largest (``max``, the VOE core's ``Observer.surprise`` default).
 
-Why the largest: a surprising video is surprising at a moment. In type 2.5 the expected video
-walks round the new, taller wall (two turns, each a few steps the network cannot time, 0.13-0.16
-m off) and the surprising one replays the familiar straight run and jump through it (one
-0.23-0.28 m error at the take-off, the run predicted to millimetres, a shorter video): the mean
-put every expected video above every surprising one (2.5: 0.00), the peak orders all of them
-right (1.00). The mean's other reading, totals diluted by the frames where the agent stands
-still, is kept as the option.
+Which one: with the default path pace (``graphs.paced``: a rated point every 0.2 m of the
+agent's path) every step is a step of the walk, and the mean is the trajectory's deviation.
+With the time pace (every 5th frame) most steps are the agent standing still before it sets
+off, which dilutes the mean: there the largest orders type 2.5 right (its surprising video is
+surprising at one moment, the jump through the taller wall) where the mean got every pair wrong.
+Both are measured in docs/agent_observers.md.
 
 Two readings of "predicted trajectory" (``--tomnet-surprise``):
 

@@ -1,9 +1,10 @@
 """Batches, the training loop (MSE, Adam, batch 16, lr 1e-3: AGENT paper) with a progress bar,
 per-epoch checkpoints loadable with ``weights_only=True`` and resume, and the test rollout.
 
-The network predicts the agent's displacement to the next rated frame (every 5th) in units of
-``DISPLACEMENT_UNIT`` metres: the steps are a few centimetres, and in metres the untrained
-head's output dwarfed them (a unit change only, the loss is the paper's MSE)."""
+The network predicts the agent's displacement to the next rated point (``graphs.paced``: every
+0.2 m of its path by default, or every 5th frame) in units of ``DISPLACEMENT_UNIT`` metres: in
+metres the untrained head's output dwarfed the steps (a unit change only, the loss is the
+paper's MSE)."""
 
 from __future__ import annotations
 
