@@ -170,6 +170,26 @@ def test_from_frames_never_opens_the_states_or_meta(rendered_trial: Path,
     assert evidence.goals and np.isfinite(evidence.cost).any()
 
 
+def test_a_pairs_familiarization_is_perceived_once(rendered_trial: Path, monkeypatch):
+    from socialbench.observers.agent.perception import episodes as module
+
+    perceived: list[str] = []
+    real = module.perceive_video
+
+    def counted(video_dir: Path, segmentation: str = "rgbd") -> VideoStates:
+        perceived.append(Path(video_dir).name)
+        return real(video_dir, segmentation)
+
+    monkeypatch.setattr(module, "perceive_video", counted)
+    source = FrameEpisodes("truth")
+    expected = source.test(rendered_trial / "expected")
+    surprising = source.test(rendered_trial / "surprising")
+    fam = [f"Familiarization_video_{k + 1}" for k in range(len(expected.trials) - 1)]
+    assert perceived == [*fam, "expected", "surprising"]  # the familiarization once
+    assert expected.trials[:-1] == surprising.trials[:-1]
+    assert expected.expected and not surprising.expected
+
+
 def test_a_dataset_without_frames_is_one_clear_error(tmp_path: Path):
     with pytest.raises(UserError, match="no rendered frames"):
         perceive_video(tmp_path)

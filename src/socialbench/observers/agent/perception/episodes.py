@@ -5,7 +5,7 @@ config's camera are read (never ``trial.json``'s annotations, ``state_info.json`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from socialbench.agent3d.io import EXPECTED, SURPRISING, find_trials
@@ -41,6 +41,10 @@ class FrameEpisodes:
     """Loads episodes from frames; the evaluation's stand-in for the state-file loaders."""
 
     segmentation: str = "rgbd"
+    # the last trial's perceived familiarization: a pair's two test videos are asked for one
+    # after the other and share it, so it is perceived once (perception is most of the cost)
+    _last: dict[Path, list[VideoStates]] = field(default_factory=dict, compare=False,
+                                                 repr=False)
 
     def test(self, video_dir: Path) -> Episode:
         """The episode of one test video folder (``expected/`` or ``surprising/``)."""
@@ -49,8 +53,13 @@ class FrameEpisodes:
             raise DataFileError(video_dir, f"not a test video folder ({EXPECTED} or "
                                            f"{SURPRISING})")
         trial_dir = video_dir.parent
-        videos = [*familiarization_dirs(trial_dir), video_dir]
-        return Episode(trials=[perceive_video(v, self.segmentation) for v in videos],
+        familiarization = self._last.get(trial_dir)
+        if familiarization is None:
+            familiarization = [perceive_video(v, self.segmentation)
+                               for v in familiarization_dirs(trial_dir)]
+            self._last.clear()
+            self._last[trial_dir] = familiarization
+        return Episode(trials=[*familiarization, perceive_video(video_dir, self.segmentation)],
                        name=trial_dir.name, task=_trial_type(trial_dir),
                        expected=video_dir.name == EXPECTED)
 
