@@ -158,8 +158,6 @@ class ToMnetRater(FoldRater):
                  conditioning: str = "gain", orientation: bool = False,
                  workers: int = 1, reduce: str = "mean", train_data: Path | None = None,
                  horizon: int = 0, end: bool = False, pace: str = "path") -> None:
-        from socialbench.observers.agent.tomnet_g.samples import sample_of
-
         self.epochs, self.device, self.seed, self.reduce = epochs, device, seed, reduce
         self.checkpoints, self.progress = checkpoints, progress
         self.surprise, self.relative, self.conditioning = surprise, relative, conditioning
@@ -171,9 +169,22 @@ class ToMnetRater(FoldRater):
             # ``train_data``: the training split from another dataset's state files (a test
             # split generated into its own folder), read the same way
             self._read_states(data, pairs, max_train, train_data or data)
-            return
+        else:
+            self._read_episodes(episodes, data, pairs, max_train)
+        # the pace once here, not per fold (the kept graphs are every 5th frame's)
+        from socialbench.observers.agent.tomnet_g.samples import paced_sample
+
+        self.train = {t: [paced_sample(s, pace) for s in samples]
+                      for t, samples in self.train.items()}
+        self.test = {t: [(paced_sample(e, pace), paced_sample(s, pace)) for e, s in both]
+                     for t, both in self.test.items()}
+
+    def _read_episodes(self, episodes: EpisodeSource, data: Path,
+                       pairs: list[tuple[str, Path, Path]], max_train: int | None) -> None:
+        from socialbench.observers.agent.tomnet_g.samples import sample_of
+
         train = episodes.training(data, TRIAL_TYPES, max_train)
-        with progress_bar(show=progress, transient=True) as bar:
+        with progress_bar(show=self.progress, transient=True) as bar:
             job = bar.add_task("tomnet-g: building graphs", total=len(train) + len(pairs))
             for episode in train:
                 self.train.setdefault(episode.task or "", []).append(sample_of(episode.trials))
@@ -208,11 +219,10 @@ class ToMnetRater(FoldRater):
         import torch
 
         from socialbench.observers.agent.tomnet_g.model import ToMnetG
-        from socialbench.observers.agent.tomnet_g.samples import paced_sample
         from socialbench.observers.agent.tomnet_g.surprise import surprise
         from socialbench.observers.agent.tomnet_g.training import train
 
-        samples = [paced_sample(s, self.pace) for t in fold.train for s in self.train.get(t, [])]
+        samples = [s for t in fold.train for s in self.train.get(t, [])]
         if not samples:
             raise UserError(f"no training trials of types {', '.join(fold.train)} under the "
                             f"data's train_set folders: ToMnet-G needs some")
@@ -234,8 +244,7 @@ class ToMnetRater(FoldRater):
               state_path=state, progress=self.progress, mode=self.surprise)
 
         def rating(sample: Any) -> float:
-            return surprise(model, paced_sample(sample, self.pace), self.surprise, self.device,
-                            self.reduce)
+            return surprise(model, sample, self.surprise, self.device, self.reduce)
 
         return {t: [(rating(e), rating(s)) for e, s in self.test.get(t, [])]
                 for t in fold.test}

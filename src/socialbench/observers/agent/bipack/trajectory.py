@@ -421,10 +421,24 @@ def _arc(a: np.ndarray, b: np.ndarray, hump: float, spacing: float) -> np.ndarra
 
 def _resample(points: np.ndarray, spacing: float) -> np.ndarray:
     """Points every ``spacing`` metres along a polyline (its first and last points kept)."""
+    return resample_path(points, spacing)[0]
+
+
+def resample_path(points: np.ndarray, spacing: float, end_within: float | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Points every ``spacing`` metres along the polyline ``points`` (N, D) from its first point,
+    then its last point (left out when it lies within ``end_within`` of the one before; by
+    default always kept), and for each point the index of the vertex at or before it along
+    the line. A polyline of no length gives its first point."""
     seg = np.linalg.norm(np.diff(points, axis=0), axis=1)
     total = float(seg.sum())
     if total == 0:
-        return points[:1]
+        return points[:1], np.zeros(1, dtype=int)
     s = np.concatenate([[0.0], np.cumsum(seg)])
-    at = np.append(np.arange(0.0, total, spacing), total)
-    return np.column_stack([np.interp(at, s, points[:, d]) for d in range(points.shape[1])])
+    at = np.arange(0.0, total, spacing)
+    if end_within is None or total - at[-1] > end_within:
+        at = np.append(at, total)
+    resampled = np.column_stack([np.interp(at, s, points[:, d])
+                                 for d in range(points.shape[1])])
+    vertex = np.clip(np.searchsorted(s, at, side="right") - 1, 0, len(points) - 1)
+    return resampled, vertex

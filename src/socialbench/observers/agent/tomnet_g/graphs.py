@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from socialbench.agent3d.schema import VideoStates
-from socialbench.observers.agent.bipack.trajectory import fill_occluded
+from socialbench.observers.agent.bipack.trajectory import fill_occluded, resample_path
 from socialbench.observers.agent.tracks import VideoTracks, video_tracks
 
 NODE_CLASSES = ("agent", "goal", "obstacle", "floor")
@@ -96,19 +96,12 @@ def paced(graphs: VideoGraphs, pace: str = "time", spacing: float = PATH_SPACING
     if pace != "path":
         raise ValueError(f"unknown ToMnet-G pace {pace!r}; choose {', '.join(PACES)}")
     agent = graphs.agent.astype(np.float64)
-    length = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(agent, axis=0), axis=1))])
-    if length[-1] < spacing:  # an agent that (nearly) stays put: its first and last frames
-        keep = [0, len(agent) - 1]
+    if np.linalg.norm(np.diff(agent, axis=0), axis=1).sum() < spacing:
+        keep = [0, len(agent) - 1]  # an agent that (nearly) stays put: first and last frames
         return VideoGraphs(nodes=graphs.nodes[keep], agent=graphs.agent[keep])
-    at = np.arange(0.0, length[-1], spacing)
-    if length[-1] - at[-1] > 1e-6:
-        at = np.append(at, length[-1])  # where the agent ends (a shorter last step)
-    # the segment each point falls in: the last rated frame whose length is at or before it
-    frame = np.clip(np.searchsorted(length, at, side="right") - 1, 0, len(agent) - 1)
-    following = np.minimum(frame + 1, len(agent) - 1)
-    span = length[following] - length[frame]
-    share = np.where(span > 0, (at - length[frame]) / np.where(span > 0, span, 1.0), 0.0)
-    points = agent[frame] + share[:, None] * (agent[following] - agent[frame])
+    # a shorter last step to where the agent ends; the other nodes from the rated frame each
+    # point falls after
+    points, frame = resample_path(agent, spacing, end_within=1e-6)
     nodes = graphs.nodes[frame].copy()
     nodes[:, 0, position_slice()] = points
     return VideoGraphs(nodes=nodes, agent=points.astype(np.float32))
