@@ -15,7 +15,13 @@ from socialbench.agent3d.layout import constants, placement
 from socialbench.agent3d.layout.geometry import Chasm, Layout
 from socialbench.agent3d.layout.placement import pick
 from socialbench.agent3d.planning import efficient_plan
-from socialbench.agent3d.scenarios.common import Context, RecipeError, replay, simulate
+from socialbench.agent3d.scenarios.common import (
+    Context,
+    RecipeError,
+    Shot,
+    replay,
+    simulate_shots,
+)
 from socialbench.agent3d.scenarios.registry import TrialVideos, recipe
 
 SCENARIO = 2
@@ -63,12 +69,11 @@ def _trial(ctx: Context, familiar: Layout, test: Layout, ghosts: tuple[int, ...]
     if not ghosts and fam_plan.cost < test_plan.cost + MIN_SAVING:
         raise RecipeError("the test scene does not make a more efficient path")
     sweep = ctx.sweep()
-    fam = simulate(ctx, familiar, fam_plan, "familiarization", sweep)
-    expected = simulate(ctx, test, test_plan, "expected", sweep)
-    surprising = None
+    shots = [Shot(familiar, fam_plan, "familiarization"), Shot(test, test_plan, "expected")]
     if ctx.surprising:
-        surprising = simulate(ctx, test, replay(fam_plan), "surprising", sweep, ghosts=ghosts)
-    return TrialVideos([fam], expected, surprising)
+        shots.append(Shot(test, replay(fam_plan), "surprising", ghosts))
+    fam, expected, *surprising = simulate_shots(ctx, shots, sweep)
+    return TrialVideos([fam], expected, surprising[0] if surprising else None)
 
 
 @recipe("2.1")

@@ -26,7 +26,7 @@ from socialbench.agent3d.layout import constants, geometry, placement
 from socialbench.agent3d.layout.placement import pick
 from socialbench.agent3d.planning import GIVE_UP, choose_goal, efficient_plan
 from socialbench.agent3d.scenarios.balance import goal_roles
-from socialbench.agent3d.scenarios.common import Context, RecipeError, simulate
+from socialbench.agent3d.scenarios.common import Context, RecipeError, Shot, simulate_shots
 from socialbench.agent3d.scenarios.registry import TrialVideos, recipe
 
 SCENARIO = 4
@@ -69,13 +69,13 @@ def _build(ctx: Context, test_levels: tuple[int, int]) -> TrialVideos:
     ctx.notes.update({"rewards": {str(k): v for k, v in sorted(rewards.items())},
                       "preferred_goal_id": preferred})
     sweep = ctx.sweep()
-    fam = []
+    shots = []
     for k in shown:  # each object's videos together: overcomes, then gives up
         (key, _), layout, goes = plan_of[k], layouts[k], k % 2 == 0
         plan = choose_goal(layout, {key: rewards[key]})
         if (plan is not GIVE_UP) != goes:
             raise RecipeError("the agent's choice does not match the familiarization design")
-        fam.append(simulate(ctx, layout, plan, "familiarization", sweep))
+        shots.append(Shot(layout, plan, "familiarization"))
 
     test = placement.two_goal_layout(ctx.rng, looks, agent_shape, agent_color,
                                      sides=roles.sides)
@@ -95,11 +95,14 @@ def _build(ctx: Context, test_levels: tuple[int, int]) -> TrialVideos:
     plan = choose_goal(test, rewards)
     if plan.goal != preferred:
         raise RecipeError("the agent would not pursue its preferred object at test")
-    expected = simulate(ctx, test, plan, "expected", sweep)
-    surprising = None
+    shots.append(Shot(test, plan, "expected"))
     if ctx.surprising:
-        surprising = simulate(ctx, test, efficient_plan(test, other), "surprising", sweep)
-    return TrialVideos(fam, expected, surprising)
+        shots.append(Shot(test, efficient_plan(test, other), "surprising"))
+    # simulated once the whole trial is planned and checked: a test scene that misses the
+    # type's design costs no familiarization video
+    videos = simulate_shots(ctx, shots, sweep)
+    fam, rest = videos[:len(shown)], videos[len(shown):]
+    return TrialVideos(fam, rest[0], rest[1] if ctx.surprising else None)
 
 
 @recipe("4.1")

@@ -21,7 +21,7 @@ from socialbench.agent3d.layout.geometry import Layout
 from socialbench.agent3d.layout.placement import pick
 from socialbench.agent3d.planning import choose_goal, efficient_plan
 from socialbench.agent3d.scenarios.balance import goal_roles
-from socialbench.agent3d.scenarios.common import Context, RecipeError, simulate
+from socialbench.agent3d.scenarios.common import Context, RecipeError, Shot, simulate_shots
 from socialbench.agent3d.scenarios.registry import TrialVideos, recipe
 
 SCENARIO = 1
@@ -82,12 +82,11 @@ def _build(ctx: Context, fam_levels: tuple[int, int], test_levels: tuple[int, in
     if fam_plan.goal != preferred or test_plan.goal != preferred:
         raise RecipeError("the agent would not pursue its preferred object")
     sweep = ctx.sweep()
-    fam = simulate(ctx, familiar, fam_plan, "familiarization", sweep)
-    expected = simulate(ctx, test, test_plan, "expected", sweep)
-    surprising = None
+    shots = [Shot(familiar, fam_plan, "familiarization"), Shot(test, test_plan, "expected")]
     if ctx.surprising:
-        surprising = simulate(ctx, test, efficient_plan(test, other), "surprising", sweep)
-    return TrialVideos([fam], expected, surprising)
+        shots.append(Shot(test, efficient_plan(test, other), "surprising"))
+    fam, expected, *surprising = simulate_shots(ctx, shots, sweep)
+    return TrialVideos([fam], expected, surprising[0] if surprising else None)
 
 
 def _level(ctx: Context, low: int = 0, high: int = 4) -> int:
