@@ -165,26 +165,79 @@ def pooled_init(self: CharacterEncoder, config: Any, n_channels: int = N_CHANNEL
 ENCODER_INIT = CharacterEncoder.__init__
 
 
+def counts_init(self: CharacterEncoder, config: Any, n_channels: int = N_CHANNELS) -> None:
+    ENCODER_INIT(self, config, n_channels)
+    self.counts_head = torch.nn.Linear(2 * n_channels, config.embedding_dim)
+
+
+def counts_forward(self: CharacterEncoder, state: torch.Tensor,
+                   mask: torch.Tensor) -> torch.Tensor:
+    """No convolutions: per channel, its cells under the path and all its cells, counted, then
+    one linear layer (the fixed code's numbers, learned into the embedding)."""
+    counts = torch.cat([(state * mask[:, None]).sum(dim=(2, 3)), state.sum(dim=(2, 3))], dim=1)
+    return self.counts_head(counts)
+
+
+def channel_pooled_forward(self: CharacterEncoder, state: torch.Tensor,
+                           mask: torch.Tensor) -> torch.Tensor:
+    """The per-channel block's output summed over the cells, then one linear layer."""
+    b, c, h, w = state.shape
+    pairs = torch.stack([state, mask[:, None].expand(b, c, h, w)], dim=2)
+    return self.counts_head(self.per_channel(pairs.reshape(b, c * 2, h, w)).sum(dim=(2, 3)))
+
+
+def unshared_init(self: CharacterEncoder, config: Any, n_channels: int = N_CHANNELS) -> None:
+    ENCODER_INIT(self, config, n_channels)
+    width = 2 * n_channels  # each (state channel, path) pair its own 2 -> 2 block
+    self.unshared = torch.nn.ModuleList([
+        torch.nn.Conv2d(width, width, 3, padding=1, groups=n_channels),
+        torch.nn.BatchNorm2d(width),
+        torch.nn.Conv2d(width, width, 3, padding=1, groups=n_channels),
+        torch.nn.BatchNorm2d(width)])
+
+
+def unshared_forward(self: CharacterEncoder, state: torch.Tensor,
+                     mask: torch.Tensor) -> torch.Tensor:
+    """The paper's encoder with the per-channel block's weights not shared between channels
+    (the paper's text allows either)."""
+    b, c, h, w = state.shape
+    x = torch.stack([state, mask[:, None].expand(b, c, h, w)], dim=2).reshape(b, 2 * c, h, w)
+    conv1, norm1, conv2, norm2 = self.unshared
+    per = torch.relu(x + norm2(conv2(torch.relu(norm1(conv1(x))))))
+    return self.head(self.mix(per).flatten(1))
+
+
+# --which name: (label, encoder __init__, encoder forward); "fixed" replaces the encoder
+VARIANTS = {
+    "encoder": ("encoder", ENCODER_INIT, CharacterEncoder.forward),
+    "product": ("product encoder", ENCODER_INIT, product_forward),
+    "pooled": ("pooled product encoder", pooled_init, pooled_product_forward),
+    "counts": ("counts encoder", counts_init, counts_forward),
+    "channel-pooled": ("channel-pooled encoder", counts_init, channel_pooled_forward),
+    "unshared": ("unshared encoder", unshared_init, unshared_forward),
+}
+
+
 def probe_oracle(count: int, epochs: int, which: Sequence[str]) -> None:
+    unknown = sorted(set(which) - {"fixed", *VARIANTS})
+    if unknown:
+        raise SystemExit(f"unknown --which {', '.join(unknown)}; use fixed or "
+                         f"{', '.join(VARIANTS)}")
     episodes = background_episodes(0, count)
     cut = int(0.8 * count)
-    for label, oracle in (("fixed code", True), ("encoder", False), ("product encoder", False),
-                          ("pooled product encoder", False)):
-        if label.split()[0] not in which:
-            continue
+    for name in which:
+        oracle = name == "fixed"
+        label, init, forward = ("fixed code", ENCODER_INIT, CharacterEncoder.forward) \
+            if oracle else VARIANTS[name]
         observer = MaskObserver(visit_rule="body",
                                 embedding_dim=N_OBJECT_CHANNELS if oracle else 8)
         train = tensorize(episodes[:cut], observer.config.channels, "body")
         held = tensorize(episodes[cut:], observer.config.channels, "body")
         cells = [goal_cells(e) for e in episodes[cut:]]
         saved, saved_encoder = MaskNet.forward, CharacterEncoder.forward
-        if label == "pooled product encoder":
-            CharacterEncoder.forward, CharacterEncoder.__init__ = (pooled_product_forward,
-                                                                   pooled_init)
+        CharacterEncoder.forward, CharacterEncoder.__init__ = forward, init
         if oracle:
             MaskNet.forward = oracle_forward
-        if label == "product encoder":
-            CharacterEncoder.forward = product_forward
         state = Path(tempfile.mkdtemp()) / "state.pt"  # each epoch resumes the last one's
         try:
             for epoch in range(1, epochs + 1):
@@ -207,9 +260,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--which", default="fixed,encoder",
-                        help="oracle: the models to train (fixed: the fixed code; encoder; "
-                             "product: the encoder fed each state channel times the mask; "
-                             "pooled: the same, its map averaged over the cells)")
+                        help="oracle: the models to train, comma-separated (fixed: the fixed "
+                             "code; encoder: the paper's; product: fed each state channel "
+                             "times the mask; pooled: the same, its map averaged over the "
+                             "cells; counts: no convolutions, each channel's cells under the "
+                             "path and in all counted; channel-pooled: the per-channel block "
+                             "summed over the cells; unshared: the per-channel block's weights "
+                             "not shared)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     if args.probe == "oracle":
