@@ -186,6 +186,15 @@ def channel_pooled_forward(self: CharacterEncoder, state: torch.Tensor,
     return self.counts_head(self.per_channel(pairs.reshape(b, c * 2, h, w)).sum(dim=(2, 3)))
 
 
+def no_norm_init(self: CharacterEncoder, config: Any, n_channels: int = N_CHANNELS) -> None:
+    """The paper's encoder without its batch norms (each an identity)."""
+    counts_init(self, config, n_channels)  # the same random draws as the counts encoder's
+    for module in list(self.modules()):
+        for name, child in list(module.named_children()):
+            if isinstance(child, torch.nn.BatchNorm2d):
+                setattr(module, name, torch.nn.Identity())
+
+
 def unshared_init(self: CharacterEncoder, config: Any, n_channels: int = N_CHANNELS) -> None:
     ENCODER_INIT(self, config, n_channels)
     width = 2 * n_channels  # each (state channel, path) pair its own 2 -> 2 block
@@ -215,6 +224,7 @@ VARIANTS = {
     "counts": ("counts encoder", counts_init, counts_forward),
     "channel-pooled": ("channel-pooled encoder", counts_init, channel_pooled_forward),
     "unshared": ("unshared encoder", unshared_init, unshared_forward),
+    "no-norm": ("encoder without batch norm", no_norm_init, CharacterEncoder.forward),
 }
 
 
@@ -266,7 +276,7 @@ def main() -> None:
                              "cells; counts: no convolutions, each channel's cells under the "
                              "path and in all counted; channel-pooled: the per-channel block "
                              "summed over the cells; unshared: the per-channel block's weights "
-                             "not shared)")
+                             "not shared; no-norm: the paper's without batch norm)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     if args.probe == "oracle":

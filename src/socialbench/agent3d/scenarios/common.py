@@ -1,7 +1,8 @@
 """What every AGENT recipe shares: the trial context, simulating one video, replaying a path.
 
-A recipe samples layouts, asks ``planning`` what the agent does, and calls :func:`simulate` for
-each video. Recipes raise :class:`RecipeError` (or ``MotionError`` comes up from the physics)
+A recipe samples layouts, asks ``planning`` what the agent does, and simulates each video
+(:func:`simulate`; :func:`simulate_shots` for a trial's videos at once, the likeliest to fail
+first). Recipes raise :class:`RecipeError` (or ``MotionError`` comes up from the physics)
 when a sample does not make the trial its type needs; the generator then resamples.
 """
 
