@@ -195,6 +195,21 @@ def test_a_dataset_without_frames_is_one_clear_error(tmp_path: Path):
         perceive_video(tmp_path)
 
 
+def test_a_video_where_perception_finds_no_agent_is_one_clear_error(rendered_trial: Path,
+                                                                      monkeypatch):
+    from socialbench.observers.agent.perception import episodes
+
+    real = episodes.perceived_states
+
+    def without_agent(sightings, camera):  # what a missed agent would give
+        states = real(sightings, camera)
+        return replace(states, entities=[e for e in states.entities if e.kind != "agent"])
+
+    monkeypatch.setattr(episodes, "perceived_states", without_agent)
+    with pytest.raises(UserError, match="no agent in any frame"):
+        perceive_video(rendered_trial / "expected")
+
+
 def test_a_chasm_between_raised_floor_pieces_is_found_with_its_edges():
     from socialbench.observers.agent.perception.floor import floor_boxes
     from socialbench.observers.agent.perception.regions import floor_level
@@ -211,6 +226,45 @@ def test_a_chasm_between_raised_floor_pieces_is_found_with_its_edges():
     assert left.centre[0] + left.size[0] / 2 == pytest.approx(-0.3, abs=0.06)
     assert right.centre[0] - right.size[0] / 2 == pytest.approx(0.3, abs=0.06)
     assert not bridges
+
+
+def _goal_pixels(points: np.ndarray, centre: np.ndarray, half: np.ndarray) -> np.ndarray:
+    """The pixels that see a box (what the goal's colour picks out)."""
+    return np.all(np.abs(points - centre) <= half + 0.01, axis=-1)
+
+
+def test_the_walkable_floor_is_the_raised_one_when_the_chasm_fills_more_of_the_view():
+    from socialbench.observers.agent.perception.regions import floor_level, walkable_level
+
+    camera = PinholeCamera.of(CAMERA, 160, 160)
+    goal = (np.array([1.4, 3.0, 0.4]), np.array([0.1, 0.1, 0.1]))
+    pieces = [(np.array([-1.5, 3.0, 0.15]), np.array([0.5, 2.0, 0.15])),
+              (np.array([1.5, 3.0, 0.15]), np.array([0.5, 2.0, 0.15]))]  # a 2 m chasm
+    points, valid = camera.back_project(_depth_of_boxes(camera, [*pieces, goal]))
+    assert floor_level(points[..., 2], valid) == pytest.approx(0.0, abs=0.01)  # the case
+    level = walkable_level(points, valid, _goal_pixels(points, *goal))
+    assert level == pytest.approx(0.3, abs=0.01)
+    _, left, right = _floor_pieces(points, valid, level)
+    assert left.centre[0] + left.size[0] / 2 == pytest.approx(-1.0, abs=0.06)
+    assert right.centre[0] - right.size[0] / 2 == pytest.approx(1.0, abs=0.06)
+
+
+def test_a_goal_on_a_platform_or_a_wall_top_does_not_lift_the_floor():
+    from socialbench.observers.agent.perception.regions import walkable_level
+
+    camera = PinholeCamera.of(CAMERA, 160, 160)
+    platform = (np.array([0.8, 2.5, 0.4]), np.array([0.35, 0.35, 0.4]))  # 0.8 m, 0.7 m top
+    goal = (np.array([0.8, 2.5, 0.9]), np.array([0.1, 0.1, 0.1]))
+    wall = (np.array([-0.8, 3.0, 0.3]), np.array([0.25, 1.5, 0.3]))  # 0.5 x 3 m, 0.6 m tall
+    points, valid = camera.back_project(_depth_of_boxes(camera, [platform, goal, wall]))
+    assert walkable_level(points, valid, _goal_pixels(points, *goal)) == \
+        pytest.approx(0.0, abs=0.01)
+
+
+def _floor_pieces(points: np.ndarray, valid: np.ndarray, level: float) -> list:
+    from socialbench.observers.agent.perception.floor import floor_boxes
+
+    return floor_boxes(points, valid, level)[0]
 
 
 def test_evaluate_from_frames_on_a_states_only_dataset_is_one_line(tmp_path: Path):

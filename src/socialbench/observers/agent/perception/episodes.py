@@ -10,7 +10,7 @@ from pathlib import Path
 
 from socialbench.agent3d.io import EXPECTED, SURPRISING, find_trials
 from socialbench.agent3d.schema import Episode, VideoStates
-from socialbench.core.errors import DataFileError
+from socialbench.core.errors import DataFileError, UserError
 from socialbench.observers.agent.perception.assemble import perceived_states
 from socialbench.observers.agent.perception.frames import read_rendered
 from socialbench.observers.agent.perception.rgbd import segment_rgbd
@@ -26,7 +26,12 @@ def perceive_video(video_dir: Path | str, segmentation: str = "rgbd") -> VideoSt
         raise ValueError(f"segmentation {segmentation!r}: one of {', '.join(SEGMENTATIONS)}")
     video = read_rendered(video_dir, segmentation=segmentation == "truth")
     sightings = segment_truth(video) if segmentation == "truth" else segment_rgbd(video)
-    return perceived_states(sightings, video.camera)
+    states = perceived_states(sightings, video.camera)
+    if not any(spec.kind == "agent" for spec in states.entities):
+        # the observers need an agent to follow: say which video, not a traceback
+        raise UserError(f"{video_dir}: perception found no agent in any frame; rate this "
+                        f"dataset from its states (without --from-frames)")
+    return states
 
 
 def familiarization_dirs(trial_dir: Path) -> list[Path]:
@@ -89,7 +94,6 @@ def _trial_type(trial_dir: Path) -> str:
 def check_rendered(root: Path, pairs: list[tuple[str, Path, Path]]) -> None:
     """One clear error, before any work, when a test video has no rendered frames."""
     from socialbench.agent3d.render import NPZ_NAME
-    from socialbench.core.errors import UserError
 
     missing = [v for _, e, s in pairs for v in (*familiarization_dirs(e.parent), e, s)
                if not (v / NPZ_NAME).is_file()]

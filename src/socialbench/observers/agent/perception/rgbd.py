@@ -2,8 +2,9 @@
 
 - The background is each pixel's farthest depth over the video: what moves (the agent, a
   falling occluder) passes in front of the scene, so the farthest view of a pixel shows the
-  static scene behind it. The floor is the height most background pixels see; a pixel higher
-  than it belongs to a body.
+  static scene behind it. The floor is the height most background pixels see, or in a chasm
+  scene the wide level the goals stand on (``regions.walkable_level``); a pixel higher than it
+  belongs to a body.
 - Static bodies are the background's regions above the floor, cut at depth edges. Goal pixels
   are told by colour (``palette``), one goal per colour code; the room's walls by their height;
   the rest is an obstacle, a standing occluder (a panel at least ``OCCLUDER_HEIGHT`` tall) or,
@@ -22,7 +23,7 @@ from scipy import ndimage
 from socialbench.observers.agent.perception.camera import FAR_MM, PinholeCamera
 from socialbench.observers.agent.perception.frames import RenderedVideo
 from socialbench.observers.agent.perception.palette import goal_codes
-from socialbench.observers.agent.perception.regions import floor_level, regions
+from socialbench.observers.agent.perception.regions import regions, walkable_level
 from socialbench.observers.agent.perception.sightings import (
     MIN_VISIBLE_PIXELS,
     THING_HEIGHT,
@@ -49,9 +50,9 @@ def segment_rgbd(video: RenderedVideo) -> VideoSightings:
     camera = PinholeCamera.of(video.camera, width, height)
     background_mm = video.depth_mm.max(axis=0)
     points, valid = camera.back_project(background_mm)
-    floor_z = floor_level(points[..., 2], valid)
     shown_at = video.depth_mm.argmax(axis=0)
     colours = np.take_along_axis(video.rgb, shown_at[None, ..., None], 0)[0]
+    floor_z = walkable_level(points, valid, goal_codes(colours) > 0)
     static = [StaticThing(cls, code, points[mask], _visible(mask, video.depth_mm, background_mm))
               for cls, code, mask in _static_masks(points, valid, colours, floor_z,
                                                    background_mm / 1000.0)]

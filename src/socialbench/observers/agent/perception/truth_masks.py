@@ -21,7 +21,7 @@ from socialbench.agent3d.layout.constants import (
 from socialbench.observers.agent.perception.camera import PinholeCamera
 from socialbench.observers.agent.perception.frames import RenderedVideo
 from socialbench.observers.agent.perception.palette import goal_codes
-from socialbench.observers.agent.perception.regions import floor_level
+from socialbench.observers.agent.perception.regions import walkable_level
 from socialbench.observers.agent.perception.sightings import (
     MIN_VISIBLE_PIXELS,
     StaticThing,
@@ -49,7 +49,9 @@ def segment_truth(video: RenderedVideo) -> VideoSightings:
     camera = PinholeCamera.of(video.camera, width, height)
     background_mm = depth.max(axis=0)
     background, valid = camera.back_project(background_mm)
-    floor_z = floor_level(background[..., 2], valid)
+    shown_at = depth.argmax(axis=0)  # the colour each pixel shows at its background depth
+    colours = np.take_along_axis(video.rgb, shown_at[None, ..., None], 0)[0]
+    floor_z = walkable_level(background, valid, goal_codes(colours) > 0)
     static: list[StaticThing] = []
     agent: list[np.ndarray | None] = [None] * frames
     occluder: list[np.ndarray | None] = [None] * frames
