@@ -117,6 +117,27 @@ def test_2_4_door_or_bridge_is_used():
     assert "replayed" in notes(t.surprising)["plan"]["path"]
 
 
+def test_a_doorway_lintel_always_rests_on_two_posts():
+    """No floating lintel: every doorway of 2.4 (and 3.2) leaves a post on each side."""
+    from socialbench.agent3d.layout.constants import MIN_POST
+    from socialbench.agent3d.layout.geometry import Wall
+
+    with pytest.raises(ValueError, match="post shorter"):
+        Wall(x=0.0, y=0.0, height=0.6, thickness=0.2, length=0.7, door_y=0.0).boxes()
+    doors = 0
+    for trial_type, index in [("2.4", k) for k in range(12)] + [("3.2", k) for k in range(4)]:
+        t = make_trial(trial_type, "test", index, seed=77 + index)
+        for video in (t.expected, t.surprising):
+            boxes = walls(video)
+            lintels = [w for w in boxes if w.position[2] - w.size[2] / 2 > 0.01]
+            for lintel in lintels:
+                wall = lintel.name.split("_")[1]
+                posts = [w for w in boxes if w.name.split("_")[1] == wall and w is not lintel]
+                assert len(posts) == 2 and min(p.size[1] for p in posts) >= MIN_POST - 1e-6
+                doors += 1
+    assert doors >= 4  # the sample holds doorways to check
+
+
 def test_2_5_surprising_passes_through_the_wall():
     t = trial("2.5")
     fam, e, s = t.familiarization[0], t.expected, t.surprising

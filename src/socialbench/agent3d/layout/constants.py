@@ -17,6 +17,7 @@ WALL_THICKNESSES = (0.1, 0.2, 0.4, 0.5)  # agent spec
 WALL_LENGTHS = (0.6, 0.7, 1.1, 1.6, 2.1)  # agent spec
 LONG_WALL_LENGTHS = (2.8, 3.0)  # agent spec: 2.8/3.0 long to force a jump
 DOOR_WIDTH = 0.7  # agent spec: a 0.7 m opening
+MIN_POST = 0.1  # ours: a doorway's lintel rests on a post at least this long on each side
 LINTEL_FRACTION = 0.3  # agent spec: lintel at 0.3 x wall height
 DOOR_WALL_HEIGHTS = (0.6, 0.7)  # ours: the opening (0.7 x height) must let the 0.2 m agent pass
 PLATFORM_HEIGHTS = (0.2, 0.5, 0.8)  # agent spec: ramp / platform heights

@@ -21,6 +21,7 @@ from socialbench.agent3d.layout.constants import (
     GOAL_COLORS,
     GOAL_SIZE,
     LINTEL_FRACTION,
+    MIN_POST,
     OBSTACLE_COLORS,
     OCCLUDER_COLOR,
     OCCLUDER_HEIGHT,
@@ -72,11 +73,11 @@ class Wall:
                      (self.thickness, self.length, self.height))]
         low, high = self.y - self.length / 2, self.y + self.length / 2
         d0, d1 = self.door_y - DOOR_WIDTH / 2, self.door_y + DOOR_WIDTH / 2
-        boxes = []
-        for a, b in ((low, d0), (d1, high)):
-            if b - a > 1e-6:
-                boxes.append(((self.x, (a + b) / 2, self.height / 2),
-                              (self.thickness, b - a, self.height)))
+        if min(d0 - low, high - d1) < MIN_POST - 1e-9:  # a lintel must not float
+            raise ValueError(f"a {DOOR_WIDTH} m doorway at y = {self.door_y} leaves the "
+                             f"{self.length} m wall a post shorter than {MIN_POST} m")
+        boxes = [((self.x, (a + b) / 2, self.height / 2), (self.thickness, b - a, self.height))
+                 for a, b in ((low, d0), (d1, high))]
         lintel = self.height - self.door_height
         boxes.append(((self.x, self.door_y, self.door_height + lintel / 2),
                       (self.thickness, DOOR_WIDTH, lintel)))

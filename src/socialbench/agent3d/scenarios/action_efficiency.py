@@ -160,10 +160,12 @@ def different_obstacle(ctx: Context) -> TrialVideos:
         bridged = Chasm(x=chasm.x, width=chasm.width, bridge_y=familiar.row)
         return _trial(ctx, familiar, familiar.with_changes(chasms=[bridged]))
     height = float(pick(ctx.rng, constants.DOOR_WALL_HEIGHTS))
+    # long enough for the doorway and a post on each side to hold its lintel
+    lengths = [v for v in (*constants.WALL_LENGTHS, *constants.LONG_WALL_LENGTHS)
+               if v >= constants.DOOR_WIDTH + 2 * constants.MIN_POST]
     wall = placement.wall_across(placement.middle_x(base), base.row, height,
                                  float(pick(ctx.rng, constants.WALL_THICKNESSES)),
-                                 float(pick(ctx.rng, (*constants.WALL_LENGTHS,
-                                                      *constants.LONG_WALL_LENGTHS))))
+                                 float(pick(ctx.rng, lengths)))
     familiar = base.with_changes(walls=[wall])
     door = placement.wall_across(wall.x, base.row, height, wall.thickness, wall.length, door=True)
     return _trial(ctx, familiar, familiar.with_changes(walls=[door]))
