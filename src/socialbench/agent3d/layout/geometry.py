@@ -73,7 +73,7 @@ class Wall:
                      (self.thickness, self.length, self.height))]
         low, high = self.y - self.length / 2, self.y + self.length / 2
         d0, d1 = self.door_y - DOOR_WIDTH / 2, self.door_y + DOOR_WIDTH / 2
-        if min(d0 - low, high - d1) < MIN_POST - 1e-9:  # a lintel must not float
+        if not self.leaves_posts(self.door_y):  # a lintel must not float
             raise ValueError(f"a {DOOR_WIDTH} m doorway at y = {self.door_y} leaves the "
                              f"{self.length} m wall a post shorter than {MIN_POST} m")
         boxes = [((self.x, (a + b) / 2, self.height / 2), (self.thickness, b - a, self.height))
@@ -82,6 +82,13 @@ class Wall:
         boxes.append(((self.x, self.door_y, self.door_height + lintel / 2),
                       (self.thickness, DOOR_WIDTH, lintel)))
         return boxes
+
+    def leaves_posts(self, door_y: float) -> bool:
+        """Whether a doorway centred at ``door_y`` leaves a post of at least ``MIN_POST`` on
+        each side, for its lintel to rest on."""
+        reach = DOOR_WIDTH / 2 + MIN_POST
+        return self.y - self.length / 2 <= door_y - reach + 1e-9 and \
+            door_y + reach <= self.y + self.length / 2 + 1e-9
 
     def blocks(self, row: float, margin: float = AGENT_SIZE / 2) -> bool:
         """Whether the wall stands across the lane at ``row``."""

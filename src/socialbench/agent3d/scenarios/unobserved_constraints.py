@@ -171,9 +171,7 @@ def smaller_barrier(ctx: Context) -> TrialVideos:
     wall = familiar.walls[0]
     # a doorway on the lane, inside the wall's length with a post on each side (the occluder
     # hides no more than the wall)
-    reach = constants.DOOR_WIDTH / 2 + constants.MIN_POST
-    fits = wall.y - wall.length / 2 <= familiar.row - reach + 1e-9 and \
-        familiar.row + reach <= wall.y + wall.length / 2 + 1e-9
+    fits = wall.leaves_posts(familiar.row)
     if ctx.rng.random() < 0.5 and wall.height in constants.DOOR_WALL_HEIGHTS and fits:
         smaller = replace(wall, door_y=familiar.row)
     else:

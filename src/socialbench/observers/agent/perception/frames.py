@@ -28,6 +28,12 @@ class RenderedVideo:
     camera: Camera
     fps: int
 
+    def background_colours(self) -> np.ndarray:
+        """(H, W, 3) each pixel's colour in the frame where it is farthest: the static scene's
+        colour behind what moves (the background depth's frame)."""
+        shown_at = self.depth_mm.argmax(axis=0)
+        return np.take_along_axis(self.rgb, shown_at[None, ..., None], 0)[0]
+
 
 def read_camera(video_dir: Path) -> tuple[Camera, int]:
     """The camera and frame rate of a video's ``scene_config.json`` (nothing else of it)."""

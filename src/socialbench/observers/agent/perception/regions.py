@@ -13,15 +13,23 @@ LEVEL_BIN = 0.01  # m: the histogram bin of the floor's level
 
 def floor_level(z: np.ndarray, valid: np.ndarray) -> float:
     """The height most pixels see: the walkable floor (raised floor pieces in chasm scenes,
-    which fill more of the picture than the chasms between them)."""
+    which usually fill more of the picture than the chasms between them: ``walkable_level``)."""
     heights = z[valid]
     if heights.size == 0:
         raise ValueError("an empty depth image")
+    bins = _height_bins(heights)
+    return _level_at(heights, bins, int(np.bincount(bins).argmax()))
+
+
+def _height_bins(heights: np.ndarray) -> np.ndarray:
+    """Each height's ``LEVEL_BIN`` histogram bin, counted from the lowest."""
     low = np.floor(heights.min() / LEVEL_BIN)
-    bins = np.floor(heights / LEVEL_BIN - low).astype(np.int64)
-    mode = int(np.bincount(bins).argmax())
-    near = np.abs(bins - mode) <= 1
-    return float(np.median(heights[near]))
+    return np.floor(heights / LEVEL_BIN - low).astype(np.int64)
+
+
+def _level_at(heights: np.ndarray, bins: np.ndarray, peak: int) -> float:
+    """The level of a histogram peak: the median height of its bin and the two beside it."""
+    return float(np.median(heights[np.abs(bins - peak) <= 1]))
 
 
 GOAL_BASE = 0.08  # m: a goal's lowest points seen stand this close above the floor it is on
@@ -51,14 +59,13 @@ def walkable_level(points: np.ndarray, valid: np.ndarray, goal_pixels: np.ndarra
     heights = z[flat]
     if heights.size == 0:
         return usual
-    low = np.floor(heights.min() / LEVEL_BIN)
-    bins = np.floor(heights / LEVEL_BIN - low).astype(np.int64)
+    bins = _height_bins(heights)
     counts = np.bincount(bins)
     near = counts + np.r_[counts[1:], 0] + np.r_[0, counts[:-1]]  # each bin with its neighbours
     peaks = [b for b in np.flatnonzero(near >= MIN_LEVEL_SHARE * valid.sum())
              if near[b] == near[max(b - 1, 0):b + 2].max()]
     for b in sorted(peaks, reverse=True):
-        level = float(np.median(heights[np.abs(bins - b) <= 1]))
+        level = _level_at(heights, bins, int(b))
         if not usual + GOAL_BASE < level <= base + GOAL_BASE:
             continue
         pieces, count = ndimage.label(flat & (np.abs(z - level) <= 1.5 * LEVEL_BIN))

@@ -50,11 +50,10 @@ def segment_rgbd(video: RenderedVideo) -> VideoSightings:
     camera = PinholeCamera.of(video.camera, width, height)
     background_mm = video.depth_mm.max(axis=0)
     points, valid = camera.back_project(background_mm)
-    shown_at = video.depth_mm.argmax(axis=0)
-    colours = np.take_along_axis(video.rgb, shown_at[None, ..., None], 0)[0]
-    floor_z = walkable_level(points, valid, goal_codes(colours) > 0)
+    codes = goal_codes(video.background_colours())
+    floor_z = walkable_level(points, valid, codes > 0)
     static = [StaticThing(cls, code, points[mask], _visible(mask, video.depth_mm, background_mm))
-              for cls, code, mask in _static_masks(points, valid, colours, floor_z,
+              for cls, code, mask in _static_masks(points, valid, codes, floor_z,
                                                    background_mm / 1000.0)]
     agent: list[np.ndarray | None] = []
     occluder: list[np.ndarray | None] = []
@@ -79,11 +78,11 @@ def segment_rgbd(video: RenderedVideo) -> VideoSightings:
                           pixel_angle=2 * camera.tan_half / height, fps=video.fps)
 
 
-def _static_masks(points: np.ndarray, valid: np.ndarray, colours: np.ndarray, floor_z: float,
+def _static_masks(points: np.ndarray, valid: np.ndarray, codes: np.ndarray, floor_z: float,
                   depth_m: np.ndarray) -> list[tuple[str, int, np.ndarray]]:
-    """(class, colour code, background pixels) of every static body but the room's walls."""
+    """(class, colour code, background pixels) of every static body but the room's walls;
+    ``codes``: each background pixel's goal colour code (``palette.goal_codes``)."""
     above = valid & (points[..., 2] > floor_z + THING_HEIGHT)
-    codes = goal_codes(colours)
     out: list[tuple[str, int, np.ndarray]] = []
     for region in regions(above, depth_m, 8):
         pts = points[region]

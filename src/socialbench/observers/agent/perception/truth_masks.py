@@ -49,9 +49,7 @@ def segment_truth(video: RenderedVideo) -> VideoSightings:
     camera = PinholeCamera.of(video.camera, width, height)
     background_mm = depth.max(axis=0)
     background, valid = camera.back_project(background_mm)
-    shown_at = depth.argmax(axis=0)  # the colour each pixel shows at its background depth
-    colours = np.take_along_axis(video.rgb, shown_at[None, ..., None], 0)[0]
-    floor_z = walkable_level(background, valid, goal_codes(colours) > 0)
+    floor_z = walkable_level(background, valid, goal_codes(video.background_colours()) > 0)
     static: list[StaticThing] = []
     agent: list[np.ndarray | None] = [None] * frames
     occluder: list[np.ndarray | None] = [None] * frames
