@@ -228,7 +228,8 @@ VARIANTS = {
 }
 
 
-def probe_oracle(count: int, epochs: int, which: Sequence[str]) -> None:
+def probe_oracle(count: int, epochs: int, which: Sequence[str], embedding_dim: int = 8
+                 ) -> None:
     unknown = sorted(set(which) - {"fixed", *VARIANTS})
     if unknown:
         raise SystemExit(f"unknown --which {', '.join(unknown)}; use fixed or "
@@ -240,7 +241,7 @@ def probe_oracle(count: int, epochs: int, which: Sequence[str]) -> None:
         label, init, forward = ("fixed code", ENCODER_INIT, CharacterEncoder.forward) \
             if oracle else VARIANTS[name]
         observer = MaskObserver(visit_rule="body",
-                                embedding_dim=N_OBJECT_CHANNELS if oracle else 8)
+                                embedding_dim=N_OBJECT_CHANNELS if oracle else embedding_dim)
         train = tensorize(episodes[:cut], observer.config.channels, "body")
         held = tensorize(episodes[cut:], observer.config.channels, "body")
         cells = [goal_cells(e) for e in episodes[cut:]]
@@ -269,6 +270,8 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--embedding-dim", type=int, default=8,
+                        help="oracle: the learned encoders' embedding size (default 8)")
     parser.add_argument("--which", default="fixed,encoder",
                         help="oracle: the models to train, comma-separated (fixed: the fixed "
                              "code; encoder: the paper's; product: fed each state channel "
@@ -280,7 +283,8 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(1)
     if args.probe == "oracle":
-        probe_oracle(args.episodes or 2000, args.epochs, args.which.split(","))
+        probe_oracle(args.episodes or 2000, args.epochs, args.which.split(","),
+                     args.embedding_dim)
         return
     if args.checkpoint is None:
         parser.error(f"{args.probe} needs a CHECKPOINT")

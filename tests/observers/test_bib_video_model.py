@@ -117,6 +117,31 @@ def test_frame_shards_round_trip_and_resume(tmp_path):
     assert shard.frames.nbytes < MAX_SHARD_BYTES
 
 
+def test_frame_shards_drawn_by_workers_are_the_same(tmp_path, monkeypatch):
+    from socialbench.bib.io import EpisodeFiles, dump_episode
+    from socialbench.observers.bib.video_model import frame_cache
+
+    monkeypatch.setattr(frame_cache, "SHARD_EPISODES", 2)  # 5 episodes: 3 shards
+    paths = []
+    for i in range(5):
+        path = tmp_path / f"{i:06d}pre.json"
+        dump_episode(_episode(i % 2, (i // 2) % 2), path)
+        paths.append(path)
+    files = EpisodeFiles(paths)
+    alone = prepare_shards(files, tmp_path / "one", 32, 3.0)
+    together = prepare_shards(files, tmp_path / "two", 32, 3.0, workers=2)
+    assert [p.name for p in together] == ["two-0000.npz", "two-0001.npz", "two-0002.npz"]
+    for a, b in zip(alone, together, strict=True):
+        first, second = read_shard(a), read_shard(b)
+        assert np.array_equal(first.frames, second.frames)
+        assert np.array_equal(first.counts, second.counts)
+        assert list(first.names) == list(second.names)
+    together[1].unlink()  # one shard lost: only it is drawn again
+    kept = together[0].stat().st_mtime_ns
+    assert prepare_shards(files, tmp_path / "two", 32, 3.0, workers=2) == together
+    assert together[1].exists() and together[0].stat().st_mtime_ns == kept
+
+
 def test_a_damaged_shard_is_one_line_error(tmp_path):
     bad = tmp_path / "x.npz"
     bad.write_bytes(b"PK\x03\x04 not a zip")
@@ -289,7 +314,7 @@ def test_train_command_mixes_all_shards_and_stops_after_max_updates(tmp_path):
             "--quiet", "--test-steps", "2", "--fam-trials", "1", "--batch-size", "2"]
     out = tmp_path / "v.pt"
     result = CliRunner().invoke(main, [*base, "--out", str(out), "--shards-in-memory", "all",
-                                       "--max-updates", "1", "--epochs", "3"])
+                                       "--max-updates", "1", "--epochs", "3", "--workers", "2"])
     assert result.exit_code == 0, result.output
     info = VideoObserver.load(out).training_info
     assert info["shards_in_memory"] == "all" and info["updates"] == 1
@@ -300,3 +325,6 @@ def test_train_command_mixes_all_shards_and_stops_after_max_updates(tmp_path):
     mask = CliRunner().invoke(main, ["bib", "train", "--train", str(tmp_path / "train"),
                                      "--out", str(tmp_path / "m.pt"), "--max-updates", "3"])
     assert mask.exit_code == 2 and "video model's" in mask.output
+    mask = CliRunner().invoke(main, ["bib", "train", "--train", str(tmp_path / "train"),
+                                     "--out", str(tmp_path / "m.pt"), "--workers", "2"])
+    assert mask.exit_code == 2 and "--workers" in mask.output

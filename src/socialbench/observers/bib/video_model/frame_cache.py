@@ -26,6 +26,7 @@ from socialbench.bib.io.read import EpisodeFiles
 from socialbench.bib.schema import N_TRIALS, Episode
 from socialbench.core.errors import DataFileError
 from socialbench.core.files import atomic_write
+from socialbench.core.parallel import ordered_map
 from socialbench.core.progress import progress_bar
 from socialbench.observers.bib.video_model.frame_source import (
     FRAME_SOURCES,
@@ -94,23 +95,42 @@ def shards_key(paths: Sequence[Path], side: int, fps: float, source: str = "2d")
 
 
 def prepare_shards(files: EpisodeFiles, prefix: Path, side: int, fps: float,
-                   progress: bool = False, source: str = "2d") -> list[Path]:
+                   progress: bool = False, source: str = "2d", workers: int = 1) -> list[Path]:
     """Shard paths holding the files' ``source`` frames, drawing only the shards not yet on
-    disk (a shard of another source is drawn again)."""
+    disk (a shard of another source is drawn again). ``workers`` > 1: the missing shards are
+    drawn in that many processes (each shard depends only on its own episodes, so the files
+    are the same whatever the number)."""
     key = shards_key(files.paths, side, fps, source)
-    paths = []
     starts = range(0, len(files), SHARD_EPISODES)
+    paths = [Path(f"{prefix}-{number:04d}.npz") for number in range(len(starts))]
+    jobs = [_ShardJob(paths[number], files.paths[start:start + SHARD_EPISODES], side, fps,
+                      source, f"{key}/{number}")
+            for number, start in enumerate(starts) if read_key(paths[number]) != f"{key}/{number}"]
     with progress_bar(show=progress and len(files) > 0) as bar:
         task = bar.add_task(f"drawing {source} frames", total=len(files))
-        for number, start in enumerate(starts):
-            path = Path(f"{prefix}-{number:04d}.npz")
-            part = files[start:start + SHARD_EPISODES]
-            if read_key(path) != f"{key}/{number}":
-                write_shard(path, frame_shard(part, side, fps, source),  # type: ignore[arg-type]
-                            f"{key}/{number}")
-            paths.append(path)
-            bar.update(task, advance=len(part))  # type: ignore[arg-type]
+        bar.update(task, advance=len(files) - sum(len(job.episodes) for job in jobs))
+        for drawn in ordered_map(_draw_shard, jobs, workers):
+            bar.update(task, advance=drawn)
     return paths
+
+
+@dataclass(frozen=True)
+class _ShardJob:
+    """One shard to draw: where it goes, its episode files, the sampling and its key."""
+
+    path: Path
+    episodes: Sequence[Path]
+    side: int
+    fps: float
+    source: str
+    key: str
+
+
+def _draw_shard(job: _ShardJob) -> int:
+    """Draw and write one shard (in a worker process when there are several); its episodes."""
+    write_shard(job.path, frame_shard(EpisodeFiles(job.episodes), job.side, job.fps, job.source),
+                job.key)
+    return len(job.episodes)
 
 
 def write_shard(path: Path, shard: FrameShard, key: str) -> None:

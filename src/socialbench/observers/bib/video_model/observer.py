@@ -96,7 +96,7 @@ class VideoObserver(LearnedObserver[EpisodeView[Trial]]):
             device: str = "cpu", test_steps: int | None = None, fam_trials: int | None = None,
             step_sampling: str = "all", shards_in_memory: int | None = SHARDS_IN_MEMORY,
             max_updates: int | None = None, state_path: Path | None = None,
-            cache_prefix: Path | None = None, progress: bool = True,
+            cache_prefix: Path | None = None, workers: int = 1, progress: bool = True,
             **unused: Any) -> dict[str, float]:
         """Train from scratch, or resume ``state_path``; return the last epoch's metrics.
 
@@ -110,7 +110,8 @@ class VideoObserver(LearnedObserver[EpisodeView[Trial]]):
         changes (ours; default ``all``, :mod:`.training`); ``shards_in_memory``: frame shards
         whose episodes are mixed in one pass (None: all, every batch drawn from the whole
         training set); ``max_updates``: stop after that many optimiser steps in all (the state
-        stays resumable: a larger value continues).
+        stays resumable: a larger value continues); ``workers``: processes drawing the frame
+        shards of ``cache_prefix`` (the shards are the same whatever the number).
         """
         if unused:
             raise UserError(f"unknown video training option(s): {', '.join(sorted(unused))}")
@@ -129,8 +130,10 @@ class VideoObserver(LearnedObserver[EpisodeView[Trial]]):
         if fam_trials is not None and not 1 <= fam_trials <= N_FAMILIARIZATION:
             raise UserError(f"familiarization trials per episode must be 1-{N_FAMILIARIZATION}")
         where = resolve_device(device)
-        shards = self._shards(train_set, cache_prefix, "train", progress)
-        held_out = self._shards(validation, cache_prefix, "validation", progress)
+        if workers < 1:
+            raise UserError(f"workers must be at least 1, got {workers}")
+        shards = self._shards(train_set, cache_prefix, "train", progress, workers)
+        held_out = self._shards(validation, cache_prefix, "validation", progress, workers)
         if not shards:
             raise UserError("the video model needs at least one training episode")
         resume_key = {"config": self.config.to_json(), "data": [shard_key(s) for s in shards],
@@ -168,14 +171,14 @@ class VideoObserver(LearnedObserver[EpisodeView[Trial]]):
         return {k: float(v) for k, v in history[-1].items() if k != "epoch"} if history else {}
 
     def _shards(self, episodes: Sequence[Episode], prefix: Path | None, part: str,
-                progress: bool) -> list[Shard]:
+                progress: bool, workers: int = 1) -> list[Shard]:
         """The episodes' frames: shards on disk for files with a cache prefix, else in memory."""
         side, fps = self.config.side, self.config.fps
         if len(episodes) == 0:
             return []
         if prefix is not None and isinstance(episodes, EpisodeFiles):
             return list(prepare_shards(episodes, Path(f"{prefix}-{part}"), side, fps, progress,
-                                       self.config.frames))
+                                       self.config.frames, workers))
         out: list[Shard] = []
         for start in range(0, len(episodes), SHARD_EPISODES):
             out.append(frame_shard(episodes[start:start + SHARD_EPISODES], side, fps,
