@@ -67,3 +67,24 @@ def published_relative(task: str, model: str) -> float | None:
     """A published relative accuracy as a fraction (0-1), or None if not published."""
     value = RELATIVE_ACCURACY.get(task, {}).get(model)
     return None if value is None else value / 100.0
+
+
+# BIB arXiv v1 Table 1, all four model columns: column -> task -> (Rel., Abs. = AUC) in %. The
+# 3D column has no instrumental rows (the paper's 3D videos leave those tasks out); the paper's
+# "average" rows are not kept (it does not say how they were averaged).
+TABLE1_COLUMNS: tuple[str, ...] = ("mask 2D", "video 2D", "video new shapes", "video 3D")
+TABLE1: dict[str, dict[str, tuple[float, float]]] = {
+    "mask 2D": {task: (RELATIVE_ACCURACY[task]["mask"], AUC[task]["mask"]) for task in AUC},
+    "video 2D": {task: (RELATIVE_ACCURACY[task]["video"], AUC[task]["video"]) for task in AUC},
+    "video new shapes": {
+        "preference": (47.4, 47.8), "multi_agent": (50.0, 51.5),
+        "inaccessible_goal": (61.7, 60.9), "efficiency_path": (98.5, 92.1),
+        "efficiency_time": (96.9, 90.3), "efficiency_irrational": (47.8, 49.5),
+        "instrumental_no_barrier": (93.0, 88.1),
+        "instrumental_inconsequential_barrier": (66.0, 56.0),
+        "instrumental_blocking_barrier": (59.7, 58.0)},
+    "video 3D": {
+        "preference": (49.2, 48.3), "multi_agent": (50.0, 51.0),
+        "inaccessible_goal": (40.0, 43.2), "efficiency_path": (66.3, 57.9),
+        "efficiency_time": (75.4, 61.8), "efficiency_irrational": (50.0, 50.0)},
+}

@@ -23,6 +23,7 @@ from socialbench.bib.published import RELATIVE_ACCURACY
 from socialbench.bib.validate import validate_dataset
 from socialbench.commands.bib.audit import LABELS
 from socialbench.commands.tour.bib_learned import learned_rows
+from socialbench.commands.tour.bib_table1 import table1_rows
 from socialbench.core.runner import META_DIR, verify_manifest
 from socialbench.observers.bib.evaluation import compare_observers
 from socialbench.voe.report import comparison_table
@@ -82,3 +83,4 @@ def tour(console: Console, quick: bool = True) -> None:
         console.print(audit_table(train_audit))
         _observers(console, eval_root, quick)
         learned_rows(console, eval_root, quick)
+    table1_rows(console)
