@@ -14,7 +14,7 @@ def test_the_tour_runs_every_benchmark():
     assert result.exit_code == 0, result.output
     for heading in ("TalkItOut (SocialAI 0.1)", "BIB (Baby Intuitions Benchmark)", "AGENT",
                     "BIB generation audit", "BIB observers: relative accuracy",
-                    "BIB learned observer (shipped checkpoint)",
+                    "BIB learned observer (shipped checkpoint)", "BIB Table 1",
                     "Hierarchical (shipped), first 100 episodes",
                     "AGENT: one generated test trial per type",
                     "AGENT: BIPaCK on these test pairs (protocol all)", "paper: BIPaCK All",

@@ -35,13 +35,15 @@ def test_a_column_is_set_from_an_evaluation_and_read_back(tmp_path):
     path = tmp_path / "table1.json"
     evaluation = {"observer": "video", "tasks": {"preference": {
         "relative_accuracy": 0.6, "auc": 0.55, "pairs": 10, "relative_accuracy_ci": [0.3, 0.9],
-        "auc_ci": [0.4, 0.7], "ties": 1}}}
+        "auc_ci": [0.4, 0.7], "ties": 1}}, "overall": {
+        "relative_accuracy": 0.6, "auc": 0.55, "pairs": 10, "relative_accuracy_ci": [0.3, 0.9]}}
     set_column("video 2D", evaluation, "trained on x", "10 pairs", path=path)
     set_column("mask 2D", evaluation, "trained on y", "10 pairs", path=path)
     columns = measured_table1(path)
     assert list(columns) == ["mask 2D", "video 2D"]  # the paper's order
     assert columns["video 2D"]["tasks"]["preference"] == {
         "relative_accuracy": 0.6, "relative_accuracy_ci": [0.3, 0.9], "auc": 0.55, "pairs": 10}
+    assert columns["video 2D"]["tasks"]["overall"]["pairs"] == 10  # all pairs: bib evaluate's
     with pytest.raises(UserError, match="unknown Table 1 column"):
         set_column("video 4D", evaluation, "", "", path=path)
     with pytest.raises(UserError, match="bib evaluate --json"):

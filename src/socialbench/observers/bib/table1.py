@@ -44,6 +44,8 @@ def set_column(column: str, evaluation: dict[str, Any], trained: str, evaluated:
     if not isinstance(tasks, dict) or not tasks:
         raise UserError("the evaluation holds no 'tasks': give the output of "
                         "`socialbench bib evaluate --json`")
+    if isinstance(evaluation.get("overall"), dict):  # all pairs together, as in the tables
+        tasks = {**tasks, "overall": evaluation["overall"]}
     columns = measured_table1(path)
     columns[column] = {"trained": trained, "evaluated": evaluated,
                        "tasks": {task: {k: numbers[k] for k in KEPT if k in numbers}
