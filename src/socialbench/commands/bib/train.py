@@ -58,7 +58,8 @@ PAPER_BACKGROUND = {"single_object": (0.88, 0.67), "preference": (0.92, 0.57),
 @click.option("--shards-in-memory", "shards_in_memory", default=None, metavar="N|all",
               help="video: frame shards (64 episodes each) whose episodes are mixed in one "
                    "pass (default 4); all: every batch drawn from the whole training set "
-                   "(~2 MB of memory an episode).")
+                   "(~2.5 MB of frames an episode, about twice that at peak: 14 GB for "
+                   "3,200 episodes).")
 @click.option("--max-updates", "max_updates", default=None, type=click.IntRange(min=1),
               help="video: stop after N optimiser steps in all, mid-epoch if need be (the "
                    "state is kept: the same command with a larger N continues).")

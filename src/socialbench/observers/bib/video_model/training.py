@@ -26,7 +26,7 @@ Epochs walk the frame shards (:mod:`.frame_cache`) in groups of ``shards_in_memo
 :data:`SHARDS_IN_MEMORY`), in an order seeded by (seed, epoch), and each group's episodes mixed
 in an order seeded by (seed, epoch, group): shards hold episodes in file order, i.e. one task
 after another, and batches from one task at a time pull the weights back and forth. With
-``shards_in_memory=None`` every shard is held at once (~2 MB an episode in memory) and every
+``shards_in_memory=None`` every shard is held at once (~2.5 MB of frames an episode) and every
 batch is drawn from the whole training set, in an order seeded by (seed, epoch) alone (the
 third run's sampler, first run by a script, ``long.py``; its stream name is kept so that the
 command reproduces that run). The state (weights, optimizer, position, history) is written
