@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bib_contact_sheet import sheet  # noqa: E402  (the 2D sheet's tile layout)
 
 
-def _tile(frame: np.ndarray) -> np.ndarray:
+def enlarged_tile(frame: np.ndarray) -> np.ndarray:
     """A 64 x 64 frame enlarged 3x (nearest) on a 200 x 200 grey tile."""
     big = frame.repeat(3, axis=0).repeat(3, axis=1)
     tile = np.full((200, 200, 3), 200, np.uint8)
@@ -40,7 +40,7 @@ def episode_row(frames: np.ndarray, counts: np.ndarray, label: str) -> list:
     row = []
     for name, (start, n) in trials.items():
         for where, k in (("start", 0), ("middle", n // 2), ("end", n - 1)):
-            row.append((f"{label} {name} {where} ({k + 1}/{n})", _tile(frames[start + k])))
+            row.append((f"{label} {name} {where} ({k + 1}/{n})", enlarged_tile(frames[start + k])))
     return row
 
 

@@ -27,7 +27,7 @@ from socialbench.observers.bib.video_model.training import make_batch, moving_st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bib_contact_sheet import sheet  # noqa: E402  (the 2D sheet's tile layout)
-from bib_video3d_frames import _tile  # noqa: E402  (64 px frames enlarged 3x)
+from bib_video3d_frames import enlarged_tile  # noqa: E402  (64 px frames shown 3x)
 
 
 def _image(pixels: torch.Tensor) -> np.ndarray:
@@ -44,11 +44,11 @@ def _change(a: torch.Tensor, b: torch.Tensor) -> np.ndarray:
 def rows_of(observer: VideoObserver, frames: np.ndarray, counts: np.ndarray, task: str,
             steps: int) -> list:
     """One row per chosen moving test step of an episode."""
-    chosen = moving_steps(frames, counts)
-    chosen = chosen[np.linspace(0, len(chosen) - 1, min(steps, len(chosen))).round().astype(int)] \
-        if len(chosen) else chosen
-    if not len(chosen):
+    moving = moving_steps(frames, counts)
+    if not len(moving):
         return []
+    # up to ``steps`` of them, spread from the first to the last
+    chosen = moving[np.linspace(0, len(moving) - 1, min(steps, len(moving))).round().astype(int)]
     batch = make_batch([(frames, counts)], steps=[chosen])
     with torch.no_grad():
         predicted = observer.net(batch.fam_frames, batch.fam_counts, batch.inputs, batch.owner)
@@ -58,10 +58,11 @@ def rows_of(observer: VideoObserver, frames: np.ndarray, counts: np.ndarray, tas
         error = float(((guess - then) ** 2).mean())
         copying = float(((now - then) ** 2).mean())
         label = f"{task[:14]} step {step}: {error / max(copying, 1e-12):.2f} of copy"
-        rows.append([(label, _tile(_image(now))), ("predicted", _tile(_image(guess))),
-                     ("actual next", _tile(_image(then))),
-                     ("predicted change x4", _tile(_change(guess, now))),
-                     ("actual change x4", _tile(_change(then, now)))])
+        rows.append([(label, enlarged_tile(_image(now))),
+                     ("predicted", enlarged_tile(_image(guess))),
+                     ("actual next", enlarged_tile(_image(then))),
+                     ("predicted change x4", enlarged_tile(_change(guess, now))),
+                     ("actual change x4", enlarged_tile(_change(then, now)))])
     return rows
 
 
