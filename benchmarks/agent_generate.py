@@ -33,7 +33,7 @@ from socialbench.agent3d import motion
 from socialbench.agent3d.bodies import build_scene, physics_client
 from socialbench.agent3d.generate import make_trial
 from socialbench.agent3d.io import write_trial
-from socialbench.agent3d.motion import SUBSTEPS, TIMESTEP
+from socialbench.agent3d.motion import SUBSTEPS, TIMESTEP, simulated_entities
 from socialbench.agent3d.physics import p
 from socialbench.agent3d.render import RenderOptions
 from socialbench.agent3d.schema import TRIAL_TYPES, SceneConfig, Trial, Video
@@ -50,14 +50,15 @@ def videos_of(trial: Trial) -> list:
         ([trial.surprising] if trial.surprising is not None else [])
 
 
-def raw_steps_per_second(config: SceneConfig, steps: int, per_frame: bool = False
-                         ) -> tuple[float, float]:
+def raw_steps_per_second(config: SceneConfig, steps: int, per_frame: bool = False,
+                         whole: bool = False) -> tuple[float, float]:
     """PyBullet stepping the scene with nothing else: the physics limit, in steps per second
     of wall time and of this process's CPU time. ``per_frame``: one call per 35 fps frame
     running its ``SUBSTEPS`` steps inside PyBullet (as the generator steps), else one call per
-    1/210 s step."""
+    1/210 s step. The bodies are those the generator steps (``motion.simulated_entities``);
+    ``whole``: every body of the config, the room's walls too (the earlier limit)."""
     with physics_client(timestep=TIMESTEP) as client:
-        build_scene(config, client)
+        build_scene(config if whole else simulated_entities(config), client)
         calls = steps
         if per_frame:
             p.setPhysicsEngineParameter(fixedTimeStep=TIMESTEP * SUBSTEPS, numSubSteps=SUBSTEPS,
@@ -121,6 +122,7 @@ def main() -> None:
         for round_index in range(args.rounds):
             built, build_time, write_time, raw_time = [], 0.0, 0.0, 0.0
             cpu_time, raw_cpu = 0.0, 0.0  # the same, in this process's CPU seconds
+            whole_time = 0.0  # the raw stepping of the whole config, the room's walls too
             per_step_rates, per_frame_rates = [], []
             steps_timer.seconds = 0.0
             for trial_type in types:
@@ -135,6 +137,8 @@ def main() -> None:
                 # the limit: the faster of one stepSimulation call per step or per frame
                 (per_step, step_cpu) = raw_steps_per_second(trial.expected.config, steps)
                 (per_frame, frame_cpu) = raw_steps_per_second(trial.expected.config, steps, True)
+                whole_rate = raw_steps_per_second(trial.expected.config, steps, True, True)[0]
+                whole_time += steps / whole_rate
                 per_step_rates.append(per_step)
                 per_frame_rates.append(per_frame)
                 raw = steps / max(per_step, per_frame)
@@ -147,11 +151,11 @@ def main() -> None:
                       f"{middle - start:>8.3f} {end - middle:>8.3f} {raw:>7.3f}")
             rounds.append((raw_time / (build_time + write_time), built, build_time, write_time,
                            raw_time, per_step_rates, per_frame_rates, raw_cpu / cpu_time,
-                           steps_timer.seconds))
+                           steps_timer.seconds, whole_time))
         motion.p = p
         rounds.sort(key=lambda r: r[0])
         share, built, build_time, write_time, raw_time, per_step_rates, per_frame_rates, _, \
-            own_steps = rounds[len(rounds) // 2]
+            own_steps, whole_time = rounds[len(rounds) // 2]
         cpu_shares = sorted(r[7] for r in rounds)
         frames_total = sum(len(v.frames) for t in built for v in videos_of(t))
         states_rate = len(built) / (build_time + write_time)
@@ -163,6 +167,10 @@ def main() -> None:
               f"steps, the faster of one call a step (median {np.median(per_step_rates):,.0f} "
               f"steps/s) and one a frame ({np.median(per_frame_rates):,.0f})): "
               f"{len(built) / raw_time:.2f} trials/s, generation at {100 * share:.0f} % of it")
+        print(f"  beside the raw stepping of every body of the scenes, the room's walls too "
+              f"(one call a frame; the generator does not build those walls): "
+              f"{len(built) / whole_time:.2f} trials/s, generation at "
+              f"{100 * whole_time / (build_time + write_time):.0f} % of it")
         print(f"  the generator's own stepSimulation calls (the agent moving, failed samples "
               f"too): {own_steps:.2f} s, {own_steps / raw_time:.2f} x the raw loop's; "
               f"generation at {100 * own_steps / (build_time + write_time):.0f} % of it")

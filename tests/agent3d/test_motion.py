@@ -194,3 +194,30 @@ def test_an_overlap_past_its_limit_fails_the_video_in_the_frame_it_happens():
             Mover(sim).run(plan.steps)
         assert sank / 2 < sim.floor_penetration <= sank
         assert len(sim.frames) < whole
+
+
+def test_the_room_walls_are_recorded_at_their_poses_without_being_simulated(monkeypatch):
+    """The room's walls, 6 m out, are left out of the physics (speed): each frame still lists
+    every entity of the config, the walls at the state PyBullet gives a static body built
+    there, and the agent's track is the one of a world that has them."""
+    from socialbench.agent3d.bodies import build_scene, physics_client, read_state
+    from socialbench.agent3d.motion import simulated_entities
+
+    layout = _layout().with_changes(walls=[placement.wall_across(-0.12, 0.0, 0.3, 0.2, 3.0)])
+    plan = planning.efficient_plan(layout, constants.FIRST_GOAL_ID)
+    config = layout.config(2, "2.1", "familiarization", 0, {})
+    rooms = [e for e in config.entities if e.kind == "room"]
+    assert len(rooms) == 4 and not any(e.kind == "room" for e in simulated_entities(config))
+    sim, track = _run(layout, plan)
+    frame = sim.frames[-1]
+    assert [s.id for s in frame] == [e.id for e in config.entities]
+    with physics_client() as client:
+        ids = build_scene(config, client, visual=False)
+        built = {e.id: read_state(client, e.id, ids[e.id]) for e in rooms}
+    assert all(s == built[s.id] for s in frame if s.id in built)
+    from socialbench.agent3d import motion
+
+    monkeypatch.setattr(motion, "UNBUILT_KINDS", ())  # the walls simulated, as before
+    walled, walled_track = _run(layout, plan)
+    assert plan.jumps and np.array_equal(track, walled_track)
+    assert walled.frames[-1] == frame

@@ -174,6 +174,13 @@ def read_state(client: int, entity_id: int, body: int) -> EntityState:
                        angular_velocity=rounded(angular))
 
 
+def resting_state(spec: EntitySpec) -> EntityState:
+    """What :func:`read_state` gives for a static body never moved: its configured pose."""
+    return EntityState(id=spec.id, position=rounded(spec.position),
+                       orientation=rounded(spec.orientation), velocity=(0.0, 0.0, 0.0),
+                       angular_velocity=(0.0, 0.0, 0.0))
+
+
 def set_states(client: int, ids: Mapping[int, int], states: Sequence[EntityState]) -> None:
     """Put every listed entity at its stored pose (rendering and validation replay frames)."""
     for state in states:

@@ -30,12 +30,18 @@ from itertools import repeat
 
 import numpy as np
 
-from socialbench.agent3d.bodies import GRAVITY, build_scene, physics_client, read_state
+from socialbench.agent3d.bodies import (
+    GRAVITY,
+    build_scene,
+    physics_client,
+    read_state,
+    resting_state,
+)
 from socialbench.agent3d.jumps import JumpProblem, Launch, solve, solve_from
 from socialbench.agent3d.physics import p
 from socialbench.agent3d.planar import norm2
 from socialbench.agent3d.rounding import round_floats
-from socialbench.agent3d.schema import FPS, EntityState, SceneConfig, Video
+from socialbench.agent3d.schema import FPS, EntitySpec, EntityState, SceneConfig, Video
 
 WALK_SPEED = 1.3  # agent spec: the agent walks at about 1.3 m/s
 WAYPOINT_TOLERANCE = 0.01  # agent spec: waypoints approached to 0.01 m
@@ -54,6 +60,7 @@ STOP_SPEED = 0.02  # m/s: below this the agent counts as stopped (ours)
 AGENT_MASS = 1.0  # agent spec: mass 1
 RIGHTING_STIFFNESS = 200.0  # 1/s^2: how hard the agent rights itself after tilting (ours)
 RIGHTING_DAMPING = 10.0  # 1/s: damping of that righting (ours)
+UNBUILT_KINDS = ("room",)  # not simulated: the room's walls stand far from every lane
 
 
 class MotionError(RuntimeError):
@@ -117,6 +124,14 @@ class Jump:
 # ----------------------------------------------------------------------------- simulation
 
 
+def simulated_entities(config: SceneConfig) -> list[EntitySpec]:
+    """The entities a video's simulation builds: all but the room's walls, which stand 6 m
+    out, beyond every lane, and would only slow each step (PyBullet updates every body's
+    bounding box every step: the four walls cost about a quarter of a step). Their states
+    are their configured poses, as PyBullet gives a static body's."""
+    return [e for e in config.entities if e.kind not in UNBUILT_KINDS]
+
+
 class Simulation:
     """One video being simulated: an emptied PyBullet client, its scene, and recorded frames."""
 
@@ -130,7 +145,7 @@ class Simulation:
         # PyBullet, forces applied before the call acting through all of them
         p.setPhysicsEngineParameter(fixedTimeStep=FRAME_TIME, numSubSteps=SUBSTEPS,
                                     physicsClientId=self.client)
-        self.ids = build_scene(config, self.client, visual=False)  # never drawn: no visuals
+        self.ids = build_scene(simulated_entities(config), self.client, visual=False)
         self.agent = self.ids[agent_id]
         # free flight is ballistic: no linear drag (PyBullet's default 0.04 would shorten jumps);
         # the gaze controller sets the spin every frame (the spec's strong angular drag: the
@@ -155,9 +170,10 @@ class Simulation:
         self._frames: list[list[EntityState]] = []
         # static bodies never move: read once, recorded by reference every frame (speed)
         static = {e.id for e in config.entities if e.static or e.mass <= 0}
-        self._row = [read_state(self.client, e, b) if e in static else None
-                     for e, b in self.ids.items()]
-        slots = list(self.ids)
+        self._row = [None if e.id not in static
+                     else read_state(self.client, e.id, self.ids[e.id]) if e.id in self.ids
+                     else resting_state(e) for e in config.entities]
+        slots = [e.id for e in config.entities]
         self._moving = [self.ids[e] for e in slots if e not in static and e != agent_id]
         self._dynamic = [(slots.index(agent_id), agent_id)] + \
             [(slots.index(e), e) for e in slots if e not in static and e != agent_id]
@@ -246,7 +262,7 @@ class Simulation:
             raise MotionError(f"agent sank {self.floor_penetration:.3f} m into the floor")
         if self.penetration > self.max_penetration:
             name = next(e.name for e in self.config.entities
-                        if self.ids[e.id] == self.penetrated)
+                        if self.ids.get(e.id) == self.penetrated)
             raise MotionError(f"agent overlapped {name} by {self.penetration:.3f} m")
 
     def _steer_gaze(self) -> None:

@@ -248,8 +248,10 @@ class _Target:
 
 def _target(rays: PixelRays, body: PlacedBody, window: Window | None,
             fixed: Sequence[tuple[PlacedBody, Window]],
-            grid: np.ndarray | None = None) -> _Target | None:
-    """``grid``: :meth:`PixelRays.grid`, when many windows of one camera are cast."""
+            grid: np.ndarray | None = None, depth: np.ndarray | None = None
+            ) -> _Target | None:
+    """``grid``: :meth:`PixelRays.grid`, when many windows of one camera are cast;
+    ``depth``: the body's :func:`_depth` on its window, when already cast."""
     if window is None:
         return None
     row0, row1, col0, col1 = window
@@ -260,7 +262,7 @@ def _target(rays: PixelRays, body: PlacedBody, window: Window | None,
         directions = rays.directions(rows.astype(float), cols.astype(float))
     else:
         directions = grid[row0:row1, col0:col1].reshape(-1, 3)
-    own = body.hit_distance(rays.eye, directions)
+    own = depth.reshape(-1) if depth is not None else body.hit_distance(rays.eye, directions)
     covered = np.isfinite(own)
     target = _Target(directions[covered], rows[covered], cols[covered], own[covered],
                      np.full(int(covered.sum()), np.inf))
@@ -276,16 +278,18 @@ def _depth(rays: PixelRays, body: PlacedBody, window: Window, grid: np.ndarray) 
         row1 - row0, col1 - col0)
 
 
-def _behind_depths(target: _Target, depths: Sequence[tuple[Window, np.ndarray]]) -> None:
-    """``target.nearest`` lowered by bodies cast beforehand (``_depth``), each read on the
-    target's rays in its window."""
+def _behind_depths(target: _Target, depths: Sequence[tuple[Window, np.ndarray]],
+                   nearest: np.ndarray | None = None) -> np.ndarray:
+    """``nearest`` (default ``target.nearest``, in place) lowered by bodies cast beforehand
+    (``_depth``), each read on the target's rays in its window."""
+    nearest = target.nearest if nearest is None else nearest
     for (row0, row1, col0, col1), depth in depths:
         inside = np.flatnonzero((target.rows >= row0) & (target.rows < row1)
                                 & (target.cols >= col0) & (target.cols < col1))
         if inside.size:
-            target.nearest[inside] = np.minimum(
-                target.nearest[inside],
-                depth[target.rows[inside] - row0, target.cols[inside] - col0])
+            nearest[inside] = np.minimum(
+                nearest[inside], depth[target.rows[inside] - row0, target.cols[inside] - col0])
+    return nearest
 
 
 def _in_front(rays: PixelRays, target: _Target, nearest: np.ndarray,
@@ -299,6 +303,16 @@ def _in_front(rays: PixelRays, target: _Target, nearest: np.ndarray,
             nearest[inside] = np.minimum(nearest[inside],
                                          body.hit_distance(rays.eye, target.directions[inside]))
     return nearest
+
+
+def _count_behind(target: _Target | None, depths: Sequence[tuple[Window, np.ndarray]]
+                  ) -> tuple[int, int]:
+    """:func:`_count` with the bodies in front given as their depths on their windows."""
+    if target is None or not target.own.size:
+        return 0, 0
+    nearest = _behind_depths(target, depths, target.nearest.copy()) if depths \
+        else target.nearest
+    return int((target.own < nearest).sum()), int(target.own.size)
 
 
 def _count(rays: PixelRays, target: _Target | None,
@@ -391,13 +405,22 @@ def _count_video(video: Video, size: tuple[int, int]) -> VideoVisibility:
     for pose, window in zip(poses, _windows(rays, states, solid_ids), strict=True):
         windows.setdefault(pose, window)  # the first state with that pose, as frames go
     bodies: dict[int, PlacedBody] = {}
-    depths: dict[tuple, np.ndarray] = {}  # by pose: a body standing still, cast once
+    # by pose, each body's hit distances on its window, cast once and read by every target
+    # it stands in front of (and by its own count)
+    depths: dict[tuple, np.ndarray] = {}
 
     def placed(state: EntityState) -> PlacedBody:
         body = bodies.get(id(state))
         if body is None:
             body = bodies[id(state)] = PlacedBody.at(solid_ids[state.id], state)
         return body
+
+    def depth(state: EntityState) -> np.ndarray:
+        pose = keys[id(state)]
+        cast = depths.get(pose)
+        if cast is None:
+            cast = depths[pose] = _depth(rays, placed(state), windows[pose], grid)
+        return cast
 
     counted = [i for i in solid_ids if solid_ids[i].kind not in _ALWAYS_SEEN]
     order = {i: n for n, i in enumerate(solid_ids)}  # the config's order of the bodies
@@ -432,16 +455,13 @@ def _count_video(video: Video, size: tuple[int, int]) -> VideoVisibility:
                 fixed = tuple(j for j in near if pose[j] == first[j])
                 base = (pose[i], tuple(pose[j] for j in fixed))
                 if base not in targets:
-                    target = targets[base] = _target(rays, placed(here[i]), window, [], grid)
+                    target = targets[base] = None if window is None else _target(
+                        rays, placed(here[i]), window, [], grid, depth(here[i]))
                     if target is not None:
-                        for j in fixed:
-                            if pose[j] not in depths:
-                                depths[pose[j]] = _depth(rays, placed(here[j]),
-                                                         windows[pose[j]], grid)
-                        _behind_depths(target, [(windows[pose[j]], depths[pose[j]])
+                        _behind_depths(target, [(windows[pose[j]], depth(here[j]))
                                                 for j in fixed])
-                moving = [(placed(here[j]), windows[pose[j]]) for j in near if j not in fixed]
-                counts[key] = _count(rays, targets[base], moving)  # type: ignore[arg-type]
+                moving = [(windows[pose[j]], depth(here[j])) for j in near if j not in fixed]
+                counts[key] = _count_behind(targets[base], moving)
             if i in open_runs:
                 start, old = open_runs[i]
                 if old == key:

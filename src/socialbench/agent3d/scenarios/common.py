@@ -102,7 +102,7 @@ def simulate(ctx: Context, layout: Layout, plan: Plan, video: str, sweep: float,
             raise MotionError(f"agent sank {sim.floor_penetration:.3f} m into the floor")
         if sim.penetration > MAX_PENETRATION:
             name = next(e.name for e in config.entities
-                        if sim.ids[e.id] == sim.penetrated)
+                        if sim.ids.get(e.id) == sim.penetrated)
             raise MotionError(f"agent overlapped {name} by {sim.penetration:.3f} m")
         return sim.video()
 
