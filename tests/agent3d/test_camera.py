@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -220,3 +221,32 @@ def test_a_doorway_across_the_lane_shows_as_an_opening_from_scenario_2s_camera()
             seen.append(np.isin(_still(config).segmentation, walls))
         uncovered[name] = int((seen[0] & ~seen[1]).sum())  # wall pixels the doorway opens
     assert uncovered["ours"] >= 150 and uncovered["along +y"] * 5 < uncovered["ours"]
+
+
+def test_the_agent_stays_inside_the_picture_in_every_frame_of_every_type():
+    """Our camera frames the whole motion: in one test trial of each of the 13 types, the
+    agent's box is inside the picture in every frame of every video (detours and jumps too);
+    checked from the states, so that no rendering is needed."""
+    from socialbench.agent3d.framing import agent_frames_outside
+    from socialbench.agent3d.generate import make_trial
+    from socialbench.agent3d.schema import TRIAL_TYPES
+    from socialbench.core.seeding import derive_seed
+
+    for trial_type in TRIAL_TYPES:
+        trial = make_trial(trial_type, "test", 0, derive_seed(0, "sheet", trial_type))
+        for video in [*trial.familiarization, trial.expected, trial.surprising]:
+            assert agent_frames_outside(video) == 0, (trial_type, video.config.video)
+
+
+def test_an_agent_beside_the_camera_counts_as_outside_the_picture():
+    from socialbench.agent3d.framing import agent_frames_outside
+    from socialbench.agent3d.generate import make_trial
+    from socialbench.core.seeding import derive_seed
+
+    video = make_trial("2.1", "test", 0, derive_seed(0, "sheet", "2.1")).expected
+    agent = next(e.id for e in video.config.entities if e.kind == "agent")
+    eye = video.config.camera.position
+    moved = [[replace(s, position=(eye[0] + 5.0, eye[1], eye[2])) if s.id == agent else s
+              for s in frame] for frame in video.frames[:10]]
+    assert agent_frames_outside(replace(video, frames=moved)) == 10
+    assert agent_frames_outside(replace(video, frames=video.frames[:10])) == 0

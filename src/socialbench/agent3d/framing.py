@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from socialbench.agent3d.bodies import quaternion_matrices
 from socialbench.agent3d.render import NPZ_NAME, read_frames
 from socialbench.agent3d.schema import SceneConfig, Video
 
@@ -69,6 +70,37 @@ def measure_framing(config: SceneConfig, segmentation: np.ndarray | Iterable[np.
                    goals_cut=tuple(sorted(goals_cut)),
                    goals_unseen=tuple(sorted(set(goal_ids) - goals_seen)),
                    width=width, height=height)
+
+
+def agent_frames_outside(video: Video) -> int:
+    """Frames in which part of the agent's box (its 8 corners, at the frame's pose) lies outside
+    the picture of the video's camera, framed square as ours films: from the states alone, no
+    rendering. Frames that do not list the agent (scenario 3's camera view) are not counted."""
+    agent = next((e for e in video.config.entities if e.kind == "agent"), None)
+    if agent is None:
+        return 0
+    states = [s for frame in video.frames for s in frame if s.id == agent.id]
+    if not states:
+        return 0
+    camera = video.config.camera
+    eye = np.asarray(camera.position, dtype=float)
+    forward = np.asarray(camera.target, dtype=float) - eye
+    forward /= np.linalg.norm(forward)
+    right = np.cross(forward, np.asarray(camera.up, dtype=float))
+    right /= np.linalg.norm(right)
+    up = np.cross(right, forward)
+    slope = np.tan(np.radians(camera.fov_deg) / 2)
+    rotation = quaternion_matrices(np.array([s.orientation for s in states], dtype=float))
+    signs = np.array([(a, b, c) for a in (-1, 1) for b in (-1, 1) for c in (-1, 1)], float)
+    offsets = signs * np.asarray(agent.size, dtype=float) / 2
+    corners = np.array([s.position for s in states])[:, None] + \
+        np.einsum("cj,kij->kci", offsets, rotation)
+    rel = corners - eye
+    depth = rel @ forward
+    with np.errstate(divide="ignore", invalid="ignore"):
+        outside = (depth <= 0) | (np.abs(rel @ right) > slope * depth) | \
+            (np.abs(rel @ up) > slope * depth)
+    return int(outside.any(axis=1).sum())
 
 
 def framing_problems(framing: Framing, check_visibility: bool = True) -> list[str]:

@@ -4,15 +4,17 @@
 along +y, or turned ``CAMERA_YAW_ONE_GOAL_DEG`` toward +x in scenario 2 (so a wall across the
 lane shows its face and a doorway in it, as from the released one-goal camera), as near as
 lets a square frame at 53 degrees hold the lane's x span (the agent's and goals' slots) and
-every goal object, raised or not, with ``CAMERA_MARGIN`` to spare. It depends only on the
-scenario, the scene's kind (one or two goals), its lane (row), floor height and where its goal
-objects stand (a goal on a platform is nearer the camera), which a trial's expected and
+every goal object, raised or not, and the agent at every waypoint of the trial's detours
+(a walk round a wall's end can pass nearer the camera than the lane), with ``CAMERA_MARGIN``
+to spare. It depends only on the scenario, the scene's kind (one or two goals), its lane
+(row), floor height, where its goal objects stand (a goal on a platform is nearer the camera)
+and the detour waypoints of all the trial's videos together, which a trial's expected and
 surprising videos share: they are filmed identically, and the camera says nothing about the
-obstacles that tell them apart (familiarization videos with other goal heights may be framed
-apart). ``released`` is the released generator's fixed camera (agent spec), raised with a
-raised floor: it films two-goal scenes nearly frontally from low (the agent ~9 px across at
-200 x 200) and one-goal scenes obliquely from one side (9-16 px by row and side), so it is
-kept as an option, not the default.
+obstacles or the path that tell them apart (familiarization videos with other goal heights
+may be framed apart). ``released`` is the released generator's fixed camera (agent spec),
+raised with a raised floor: it films two-goal scenes nearly frontally from low (the agent
+~9 px across at 200 x 200) and one-goal scenes obliquely from one side (9-16 px by row and
+side), so it is kept as an option, not the default.
 
 Choose one with ``camera_style("released")`` around the code that builds a trial's layouts.
 """
@@ -27,6 +29,7 @@ from contextvars import ContextVar
 import numpy as np
 
 from socialbench.agent3d.layout.constants import (
+    AGENT_SIZE,
     CAMERA_MARGIN,
     CAMERA_PITCH_DEG,
     CAMERA_STYLES,
@@ -68,15 +71,19 @@ def current_style() -> str:
 
 def scene_camera(two_goals: bool, row: float, floor: float,
                  goals: Sequence[tuple[float, float, float]] = (),
-                 style: str | None = None, turned: bool = False) -> Camera:
+                 style: str | None = None, turned: bool = False,
+                 path_points: Sequence[tuple[float, float]] = ()) -> Camera:
     """The camera of a scene (``style`` None: the current ``camera_style``); ``goals`` are the
     goal objects' centres, so that one raised on a platform stays whole in the frame;
-    ``turned``: a one-goal scene filmed turned ``CAMERA_YAW_ONE_GOAL_DEG`` toward +x."""
+    ``turned``: a one-goal scene filmed turned ``CAMERA_YAW_ONE_GOAL_DEG`` toward +x;
+    ``path_points``: floor points (x, y) off the lane that the agent's centre passes (a
+    detour's waypoints), kept in the frame with the agent's body round them."""
     style = style or current_style()
     if style == "released":
         return released_camera(two_goals, floor)
     yaw = CAMERA_YAW_ONE_GOAL_DEG if turned and not two_goals else 0.0
-    return lane_camera(lane_span(two_goals), row, floor, goals, yaw_deg=yaw)
+    agents = [(x, y, floor + AGENT_SIZE / 2) for x, y in path_points]
+    return lane_camera(lane_span(two_goals), row, floor, goals, yaw_deg=yaw, agents=agents)
 
 
 def released_camera(two_goals: bool, floor: float) -> Camera:
@@ -96,11 +103,12 @@ def lane_span(two_goals: bool) -> tuple[float, float]:
 def lane_camera(span: tuple[float, float], row: float, floor: float,
                 goals: Sequence[tuple[float, float, float]] = (),
                 pitch_deg: float = CAMERA_PITCH_DEG, margin: float = CAMERA_MARGIN,
-                yaw_deg: float = 0.0) -> Camera:
+                yaw_deg: float = 0.0,
+                agents: Sequence[tuple[float, float, float]] = ()) -> Camera:
     """A camera in front of the lane (looking along +y turned ``yaw_deg`` toward +x, down at
     ``pitch_deg``), as near as lets a square frame hold the lane's x ``span`` (objects on the
-    floor) and every goal box (centres
-    ``goals``), each with ``margin`` on either side (a raised goal is nearer the camera, so it
+    floor), every goal box (centres ``goals``) and the agent's box at each of ``agents``
+    (centres), each with ``margin`` on either side (a raised goal is nearer the camera, so it
     needs more room than the floor does; a platform itself may reach past the frame's edge)."""
     pitch, yaw = math.radians(pitch_deg), math.radians(yaw_deg)
     forward = np.array([math.sin(yaw) * math.cos(pitch), math.cos(yaw) * math.cos(pitch),
@@ -110,9 +118,11 @@ def lane_camera(span: tuple[float, float], row: float, floor: float,
     target = np.array([(span[0] + span[1]) / 2, row - AIM_AHEAD, floor])
     half = GOAL_SIZE / 2
     # what must fit: objects on the floor anywhere along the span, and every goal box
-    boxes = [((x, row, floor + half), 0.0) for x in span] + [(g, half) for g in goals]
-    corners = np.array([(cx + sx * (reach + margin), cy + sy * half, cz + sz * half)
-                        for (cx, cy, cz), reach in boxes
+    boxes = [((x, row, floor + half), 0.0, half) for x in span] + \
+        [(g, half, half) for g in goals] + \
+        [(a, AGENT_SIZE / 2, AGENT_SIZE / 2) for a in agents]  # (centre, reach, half height)
+    corners = np.array([(cx + sx * (reach + margin), cy + sy * size, cz + sz * size)
+                        for (cx, cy, cz), reach, size in boxes
                         for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)])
     slope = math.tan(math.radians(FOV_DEG / 2))
     # the least distance back from the target at which every corner is inside the frame:

@@ -162,6 +162,9 @@ class Layout:
     obstacle_color: tuple[float, float, float, float] = OBSTACLE_COLORS[0]
     agent_yaw: float = 0.0
     room: tuple[int, int] = (0, 0)  # (floor look, wall look): indices into FLOOR_LOOKS, WALL_LOOKS
+    # floor points (x, y) off the lane that the agent passes in some video of the trial (its
+    # detours' waypoints), kept in the camera's view: the same in every video of a trial
+    path_points: tuple[tuple[float, float], ...] = ()
 
     @property
     def room_centre_y(self) -> float:
@@ -308,11 +311,13 @@ class Layout:
 
     def camera(self, scenario: int) -> Camera:
         """The scene's fixed camera (``layout/cameras.py``: ours by default, or the released
-        generator's); it depends on the scenario, the lane, the floor and the goals, never on
-        obstacles."""
+        generator's); it depends on the scenario, the lane, the floor, the goals and the
+        trial's detour waypoints (``path_points``: the same for every video of a trial), never
+        on obstacles."""
         return scene_camera(self.two_goals, self.row, self.floor,
                             [self.goal_xyz(goal.key) for goal in self.goals],
-                            turned=scenario in CAMERA_TURNED_SCENARIOS)
+                            turned=scenario in CAMERA_TURNED_SCENARIOS,
+                            path_points=self.path_points)
 
     def config(self, scenario: int, trial_type: str, video: str, seed: int,
                annotations: dict) -> SceneConfig:

@@ -132,11 +132,27 @@ def simulate_shots(ctx: Context, shots: Sequence[Shot], sweep: float) -> list[Vi
     ``ctx.rng``, so the order changes no file; a sample that fails does so before the videos
     that would have worked are simulated for nothing."""
     order = sorted(range(len(shots)), key=lambda k: (_failure_risk(shots[k].plan), k))
+    points = detour_points(shots)
     videos: dict[int, Video] = {}
     for k in order:
         shot = shots[k]
-        videos[k] = simulate(ctx, shot.layout, shot.plan, shot.video, sweep, ghosts=shot.ghosts)
+        layout = shot.layout.with_changes(path_points=points) if points else shot.layout
+        videos[k] = simulate(ctx, layout, shot.plan, shot.video, sweep, ghosts=shot.ghosts)
     return [videos[k] for k in range(len(shots))]
+
+
+def detour_points(shots: Sequence[Shot]) -> tuple[tuple[float, float], ...]:
+    """The waypoints off the lane of every shot's path (walking round a wall's end), for the
+    camera of every video of the trial to keep in view: a detour can pass nearer the camera
+    than the lane, and one set for the whole trial films its test videos alike whichever of
+    them detours."""
+    points = set()
+    for shot in shots:
+        for step in shot.plan.steps:
+            if step.kind == "walk" and step.target is not None \
+                    and abs(step.target[1] - shot.layout.row) > 1e-6:
+                points.add((float(step.target[0]), float(step.target[1])))
+    return tuple(sorted(points))
 
 
 def _knock_over(sim: Simulation) -> None:
