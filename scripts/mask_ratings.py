@@ -26,11 +26,13 @@ import torch
 from socialbench.bib.io import load_episode
 from socialbench.bib.io.layout import EVALUATION_TASKS
 from socialbench.bib.published import AUC, RELATIVE_ACCURACY
+from socialbench.core.files import atomic_write
 from socialbench.observers.bib.evaluation import collect_pairs
 from socialbench.observers.bib.mask import MaskObserver
 from socialbench.observers.bib.shards import generated_pairs
 from socialbench.voe.evaluate import PairRating, summarize
 from socialbench.voe.observer import view_of
+from socialbench.voe.report import results_json
 
 # (label, surprise mode, reduction over steps)
 RATINGS = (("new-cell, max", "new-cell", "max"), ("path-mean, max", "path-mean", "max"),
@@ -56,6 +58,9 @@ def main() -> None:
     parser.add_argument("--no-rate", action="store_true",
                         help="only summarize the pairs already in --ratings")
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--json", type=Path, default=None,
+                        help="also write the default rating as `bib evaluate --json` does "
+                             "(for scripts/bib_table1.py)")
     args = parser.parse_args()
     if (args.data is None) == (args.generate is None):
         parser.error("give DATA or --generate SPLIT")
@@ -103,6 +108,9 @@ def main() -> None:
     results = {label: summarize(sorted(rated, key=lambda r: (r.task, r.name)),
                                 order=EVALUATION_TASKS) for label, rated in ratings.items()}
     default = results[RATINGS[0][0]]
+    if args.json is not None:
+        with atomic_write(args.json) as tmp:
+            tmp.write_text(json.dumps(results_json("mask", default), indent=1) + "\n")
     if args.markdown:
         others = " | ".join(f"{label}: Rel / AUC" for label, _, _ in RATINGS[1:])
         print(f"| sub-evaluation | pairs | Rel [95% CI] | AUC | paper Rel | paper AUC | {others} |")

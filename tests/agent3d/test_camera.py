@@ -250,3 +250,30 @@ def test_an_agent_beside_the_camera_counts_as_outside_the_picture():
               for s in frame] for frame in video.frames[:10]]
     assert agent_frames_outside(replace(video, frames=moved)) == 10
     assert agent_frames_outside(replace(video, frames=video.frames[:10])) == 0
+
+
+def test_a_detour_waypoint_moves_the_camera_only_when_the_lane_framing_leaves_it_out():
+    from socialbench.agent3d.framing import agent_frames_outside
+    from socialbench.agent3d.layout.cameras import agent_pixels_at
+    from socialbench.agent3d.schema import EntityState, SceneConfig, Video
+
+    row, floor = 3.806, 0.0
+    lane = scene_camera(True, row, floor)
+    assert scene_camera(True, row, floor, path_points=[(0.0, row - 0.5)]) == lane
+    near = (-1.15, row - 1.9)  # round a 3 m wall's near end, to the side
+    framed = scene_camera(True, row, floor, path_points=[near])
+    assert framed != lane
+    agent = constants.AGENT_ID
+
+    def seen_from(camera) -> int:
+        spec = placement.two_goal_layout(np.random.default_rng(0), [("cube", 1), ("cube", 2)],
+                                         "sphere", (1, 1, 1, 1)).entities()[0]
+        state = EntityState(agent, (*near, floor + 0.1), (0.0, 0.0, 0.0, 1.0), (0.0,) * 3,
+                            (0.0,) * 3)
+        config = SceneConfig(scenario=1, trial_type="1.3", video="expected", entities=[spec],
+                             camera=camera, seed=0)
+        return agent_frames_outside(Video(config=config, frames=[[state]]))
+
+    assert seen_from(lane) == 1 and seen_from(framed) == 0
+    # stepped back no further than it must: the agent on the lane stays readable
+    assert agent_pixels_at(framed, (0.0, row, 0.1), REFERENCE_SIDE) >= MIN_AGENT_PIXELS

@@ -62,3 +62,29 @@ def test_the_tour_prints_table1_beside_the_paper():
     assert "BIB Table 1" in text and "69.0/69.0" in text and "docs/bib_baselines.md" in text
     measured = measured_table1()["mask 2D"]["tasks"]["preference"]
     assert f"{100 * measured['relative_accuracy']:.1f}/{100 * measured['auc']:.1f}" in text
+
+
+@pytest.mark.slow  # a few seconds: generates and rates pairs
+def test_the_mask_ratings_script_writes_a_column_table1_takes(tmp_path):
+    """`scripts/mask_ratings.py --json` writes what `bib evaluate --json` writes, so the mask
+    column goes into Table 1 the way the video columns do."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    torch = pytest.importorskip("torch")
+    from socialbench.observers.bib.mask import MaskObserver
+
+    torch.manual_seed(0)
+    MaskObserver().save(tmp_path / "mask.pt")
+    script = Path(__file__).resolve().parents[2] / "scripts" / "mask_ratings.py"
+    out = tmp_path / "eval.json"
+    subprocess.run([sys.executable, str(script), str(tmp_path / "mask.pt"), "--generate", "eval",
+                    "--episodes", "1", "--tasks", "preference,efficiency_path", "--seed", "1",
+                    "--json", str(out)], check=True, capture_output=True)
+    evaluation = json.loads(out.read_text())
+    assert evaluation["observer"] == "mask"
+    assert set(evaluation["tasks"]) == {"preference", "efficiency_path"}
+    table = tmp_path / "table1.json"
+    set_column("mask 2D", evaluation, "untrained", "2 pairs", path=table)
+    assert measured_table1(table)["mask 2D"]["tasks"]["overall"]["pairs"] == 2

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from socialbench.agent3d.framing import MIN_AGENT_PIXELS, REFERENCE_SIDE
+from socialbench.agent3d.layout.cameras import agent_pixels_at
 from socialbench.agent3d.layout.constants import AGENT_ID, OCCLUDER_HEIGHT, OCCLUDER_ID
 from socialbench.agent3d.layout.geometry import Layout
 from socialbench.agent3d.motion import FPS, MotionError, Mover, Simulation
@@ -26,6 +28,7 @@ OCCLUDER_PUSH = 12.0  # N, ours: knocks the 2 kg occluder over toward the camera
 OCCLUDER_FALL_SECONDS = 1.6  # ours: the fall and the revealed scene, after the agent arrives
 MAX_PENETRATION = 0.01  # m: deeper contact than this counts as passing through (ours)
 MAX_LANDING_PENETRATION = 0.02  # m: a fast landing sinks in for a step (validate.py agrees)
+TEST_VIDEOS = ("expected", "surprising")
 
 
 class RecipeError(RuntimeError):
@@ -132,20 +135,26 @@ def simulate_shots(ctx: Context, shots: Sequence[Shot], sweep: float) -> list[Vi
     ``ctx.rng``, so the order changes no file; a sample that fails does so before the videos
     that would have worked are simulated for nothing."""
     order = sorted(range(len(shots)), key=lambda k: (_failure_risk(shots[k].plan), k))
-    points = detour_points(shots)
+    tests = detour_points([s for s in shots if s.video in TEST_VIDEOS])
+    layouts = []
+    for shot in shots:
+        points = tests if shot.video in TEST_VIDEOS else detour_points([shot])
+        layout = shot.layout.with_changes(path_points=points) if points else shot.layout
+        if points and _shrinks_agent(shot.layout, layout, ctx.scenario):
+            raise RecipeError("framing the detour leaves the agent too small to read")
+        layouts.append(layout)
     videos: dict[int, Video] = {}
     for k in order:
         shot = shots[k]
-        layout = shot.layout.with_changes(path_points=points) if points else shot.layout
-        videos[k] = simulate(ctx, layout, shot.plan, shot.video, sweep, ghosts=shot.ghosts)
+        videos[k] = simulate(ctx, layouts[k], shot.plan, shot.video, sweep, ghosts=shot.ghosts)
     return [videos[k] for k in range(len(shots))]
 
 
 def detour_points(shots: Sequence[Shot]) -> tuple[tuple[float, float], ...]:
-    """The waypoints off the lane of every shot's path (walking round a wall's end), for the
-    camera of every video of the trial to keep in view: a detour can pass nearer the camera
-    than the lane, and one set for the whole trial films its test videos alike whichever of
-    them detours."""
+    """The waypoints off the lane of the shots' paths (walking round a wall's end), for the
+    camera to keep in view: a detour can pass nearer the camera than the lane. A
+    familiarization video frames its own; the expected and surprising videos frame both of
+    theirs together, so they share one camera whichever of them detours."""
     points = set()
     for shot in shots:
         for step in shot.plan.steps:
@@ -153,6 +162,16 @@ def detour_points(shots: Sequence[Shot]) -> tuple[tuple[float, float], ...]:
                     and abs(step.target[1] - shot.layout.row) > 1e-6:
                 points.add((float(step.target[0]), float(step.target[1])))
     return tuple(sorted(points))
+
+
+def _shrinks_agent(lane: Layout, framed: Layout, scenario: int) -> bool:
+    """Whether framing the detour too makes the agent (at its start) narrower than
+    ``MIN_AGENT_PIXELS`` and than the lane's framing alone does."""
+    def pixels(layout: Layout) -> float:
+        return agent_pixels_at(layout.camera(scenario), layout.agent_xyz(), REFERENCE_SIDE)
+
+    seen = pixels(framed)
+    return seen < MIN_AGENT_PIXELS and seen < pixels(lane) - 1e-9
 
 
 def _knock_over(sim: Simulation) -> None:
