@@ -4,9 +4,10 @@ For each trial type, one test-split trial (familiarization, expected, surprising
 generator (``generate.make_trial``) and written with ``io.write_trial``; then one trial is
 written again with rendering. The limit beside each figure is PyBullet alone, measured in the
 same run on the same scenes: the raw physics steps those trials needed (``stepSimulation`` in a
-loop) and the raw TinyRenderer calls for the same number of frames (``getCameraImage`` in a
-loop, no pose updates, no encoding; the expected video's frames, timed before and after the
-rendered trial is written).
+loop, on the bodies the generator simulates: all but the room's walls; the whole scene's
+figure, walls included, is printed beside it) and the raw TinyRenderer calls for the same
+number of frames (``getCameraImage`` in a loop, no pose updates, no encoding; the expected
+video's frames, timed before and after the rendered trial is written).
 The states-only limit is the faster of stepping one call per 1/210 s step and one call per
 35 fps frame (``numSubSteps``, as the generator steps), timed right after each trial is made
 (a busy machine's changing load lands on both); the set is made ``--rounds`` times and the
