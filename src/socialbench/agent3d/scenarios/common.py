@@ -131,9 +131,12 @@ def _failure_risk(plan: Plan) -> int:
 def simulate_shots(ctx: Context, shots: Sequence[Shot], sweep: float) -> list[Video]:
     """Simulate a trial's videos, the likeliest to fail first; returned in ``shots``' order.
 
-    Speed only: each video is its own simulation (a fresh physics world) and draws nothing from
-    ``ctx.rng``, so the order changes no file; a sample that fails does so before the videos
-    that would have worked are simulated for nothing."""
+    Each camera also frames its video's detours (:func:`detour_points`; the test pair's
+    together); a sample whose detour can only be framed with the agent too small to read is
+    drawn again (RecipeError) before any physics. The order is for speed only: each video is
+    its own simulation (a fresh physics world) and draws nothing from ``ctx.rng``, so the
+    order changes no file; a sample that fails does so before the videos that would have
+    worked are simulated for nothing."""
     order = sorted(range(len(shots)), key=lambda k: (_failure_risk(shots[k].plan), k))
     tests = detour_points([s for s in shots if s.video in TEST_VIDEOS])
     layouts = []
