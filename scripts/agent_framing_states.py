@@ -31,7 +31,8 @@ def agent_pixels(video: Video, side: int = REFERENCE_SIDE) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--trials", type=int, default=20, help="test trials per type")
+    parser.add_argument("--trials", type=int, default=20,
+                        help="test trials per type (each its own seed)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--types", default=",".join(TRIAL_TYPES))
     args = parser.parse_args()
@@ -42,7 +43,7 @@ def main() -> None:
         videos = []
         for index in range(args.trials):
             trial = make_trial(trial_type, "test", index,
-                               derive_seed(args.seed, "framing", trial_type))
+                               derive_seed(args.seed, "framing", trial_type, index))
             videos += [*trial.familiarization, trial.expected, trial.surprising]
         outside = [agent_frames_outside(v) for v in videos]
         frames = sum(len(v.frames) for v in videos)
