@@ -12,6 +12,7 @@ import numpy as np
 
 from socialbench.agent3d.framing import REFERENCE_SIDE, agent_frames_outside
 from socialbench.agent3d.generate import make_trial
+from socialbench.agent3d.layout.cameras import agent_pixels_at
 from socialbench.agent3d.schema import TRIAL_TYPES, Video
 from socialbench.core.seeding import derive_seed
 
@@ -19,14 +20,8 @@ from socialbench.core.seeding import derive_seed
 def agent_pixels(video: Video, side: int = REFERENCE_SIDE) -> float:
     """The median over frames of the agent's width in pixels (its size over its depth)."""
     agent = next(e for e in video.config.entities if e.kind == "agent")
-    camera = video.config.camera
-    eye = np.asarray(camera.position, dtype=float)
-    forward = np.asarray(camera.target, dtype=float) - eye
-    forward /= np.linalg.norm(forward)
-    track = np.array(video.track(agent.id))
-    depth = (track - eye) @ forward
-    scale = side / (2 * np.tan(np.radians(camera.fov_deg) / 2))
-    return float(np.median(max(agent.size) / depth * scale))
+    return float(np.median([agent_pixels_at(video.config.camera, point, side)
+                            for point in video.track(agent.id)]))
 
 
 def main() -> None:

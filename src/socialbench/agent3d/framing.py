@@ -26,6 +26,7 @@ import numpy as np
 from socialbench.agent3d.bodies import quaternion_matrices
 from socialbench.agent3d.render import NPZ_NAME, read_frames
 from socialbench.agent3d.schema import SceneConfig, Video
+from socialbench.agent3d.visibility import PixelRays
 
 MIN_AGENT_PIXELS = 15  # at the default 320 x 320 (issue 11)
 MIN_AGENT_VISIBLE = 0.6  # ours: most frames (76-100 % on the contact sheets: detours)
@@ -82,24 +83,16 @@ def agent_frames_outside(video: Video) -> int:
     states = [s for frame in video.frames for s in frame if s.id == agent.id]
     if not states:
         return 0
-    camera = video.config.camera
-    eye = np.asarray(camera.position, dtype=float)
-    forward = np.asarray(camera.target, dtype=float) - eye
-    forward /= np.linalg.norm(forward)
-    right = np.cross(forward, np.asarray(camera.up, dtype=float))
-    right /= np.linalg.norm(right)
-    up = np.cross(right, forward)
-    slope = np.tan(np.radians(camera.fov_deg) / 2)
+    rays = PixelRays.of(video.config.camera)  # a square frame: the size does not matter
     rotation = quaternion_matrices(np.array([s.orientation for s in states], dtype=float))
     signs = np.array([(a, b, c) for a in (-1, 1) for b in (-1, 1) for c in (-1, 1)], float)
     offsets = signs * np.asarray(agent.size, dtype=float) / 2
     corners = np.array([s.position for s in states])[:, None] + \
         np.einsum("cj,kij->kci", offsets, rotation)
-    rel = corners - eye
-    depth = rel @ forward
-    with np.errstate(divide="ignore", invalid="ignore"):
-        outside = (depth <= 0) | (np.abs(rel @ right) > slope * depth) | \
-            (np.abs(rel @ up) > slope * depth)
+    rel = corners - rays.eye
+    depth = rel @ rays.forward
+    reach = rays.tan_half * depth
+    outside = (depth <= 0) | (np.abs(rel @ rays.right) > reach) | (np.abs(rel @ rays.up) > reach)
     return int(outside.any(axis=1).sum())
 
 

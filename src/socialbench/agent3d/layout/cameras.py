@@ -2,19 +2,19 @@
 
 ``ours`` (the default) stands in front of the lane and looks down at ``CAMERA_PITCH_DEG``,
 along +y, or turned ``CAMERA_YAW_ONE_GOAL_DEG`` toward +x in scenario 2 (so a wall across the
-lane shows its face and a doorway in it, as from the released one-goal camera), as near as
-lets a square frame at 53 degrees hold the lane's x span (the agent's and goals' slots) and
-every goal object, raised or not, and the agent at every waypoint of the trial's detours
-(a walk round a wall's end can pass nearer the camera than the lane), with ``CAMERA_MARGIN``
-to spare. It depends only on the scenario, the scene's kind (one or two goals), its lane
-(row), floor height, where its goal objects stand (a goal on a platform is nearer the camera)
-and the detour waypoints of all the trial's videos together, which a trial's expected and
-surprising videos share: they are filmed identically, and the camera says nothing about the
-obstacles or the path that tell them apart (familiarization videos with other goal heights
-may be framed apart). ``released`` is the released generator's fixed camera (agent spec),
-raised with a raised floor: it films two-goal scenes nearly frontally from low (the agent
-~9 px across at 200 x 200) and one-goal scenes obliquely from one side (9-16 px by row and
-side), so it is kept as an option, not the default.
+lane shows its face and a doorway in it, as from the released one-goal camera), as near as lets
+a square frame at 53 degrees hold the lane's x span (the agent's and goals' slots) and every
+goal object, raised or not, and the agent at every detour waypoint the lane's framing leaves
+out (a walk round a wall's end can pass nearer the camera than the lane), with
+``CAMERA_MARGIN`` to spare. It depends only on the scenario, the scene's kind (one or two
+goals), its lane (row), floor height, where its goal objects stand (a goal on a platform is
+nearer the camera) and the detour waypoints of the video (of both test videos together), which
+a trial's expected and surprising videos share: they are filmed identically, and the camera
+says nothing about the obstacles or the path that tell them apart (familiarization videos with
+other goal heights may be framed apart). ``released`` is the released generator's fixed camera
+(agent spec), raised with a raised floor: it films two-goal scenes nearly frontally from low
+(the agent ~9 px across at 200 x 200) and one-goal scenes obliquely from one side (9-16 px by
+row and side), so it is kept as an option, not the default.
 
 Choose one with ``camera_style("released")`` around the code that builds a trial's layouts.
 """
