@@ -172,16 +172,17 @@ def write_video(video: Video, video_dir: Path, render: RenderOptions | None = No
 
 def _write_states(video: Video, video_dir: Path, states: str, atomic: bool = True) -> None:
     video_dir.mkdir(parents=True, exist_ok=True)
-    config = json.dumps(config_to_json(video.config), indent=1, allow_nan=False)
-    write = _write_line if atomic else _write_in_place
-    write(video_dir / CONFIG_FILE, config)
-    write(video_dir / STATES_FILE, states_text(video, states))
+    write_json(video_dir / CONFIG_FILE, config_to_json(video.config), indent=1, atomic=atomic)
+    (_write_line if atomic else _write_in_place)(video_dir / STATES_FILE,
+                                                 states_text(video, states))
 
 
-def write_json(path: Path, data: Any, indent: int | None = None) -> None:
-    """Write ``data`` as JSON and a newline; the file is complete or absent."""
+def write_json(path: Path, data: Any, indent: int | None = None, atomic: bool = True) -> None:
+    """Write ``data`` as JSON and a newline; the file is complete or absent (``atomic=False``:
+    written in place, for a caller whose own last file marks the whole as complete)."""
     separators = (",", ": ") if indent is not None else (",", ":")
-    _write_line(path, json.dumps(data, indent=indent, separators=separators, allow_nan=False))
+    text = json.dumps(data, indent=indent, separators=separators, allow_nan=False)
+    (_write_line if atomic else _write_in_place)(path, text)
 
 
 def _write_line(path: Path, text: str) -> None:
