@@ -21,7 +21,6 @@ Choose one with ``camera_style("released")`` around the code that builds a trial
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -46,10 +45,6 @@ from socialbench.core.errors import UserError
 
 FOV_DEG = 53.0  # agent spec: camera FOV 53 degrees (both cameras)
 AIM_AHEAD = 0.3  # m, ours: aim a little in front of the lane: near-side detours keep in view
-# ours: with a detour to frame, the aim may move this much nearer the camera and sideways
-# (m), wherever the frame that holds everything sees the lane nearest
-DETOUR_AIM_BACK = tuple(np.round(np.arange(0.0, 1.51, 0.1), 2))
-DETOUR_AIM_SIDE = tuple(np.round(np.arange(-0.6, 0.61, 0.1), 2))
 _STYLE: ContextVar[str] = ContextVar("agent3d_camera_style", default="ours")
 
 
@@ -91,15 +86,6 @@ def scene_camera(two_goals: bool, row: float, floor: float,
     return lane_camera(lane_span(two_goals), row, floor, goals, yaw_deg=yaw, agents=agents)
 
 
-def _box_corners(boxes: Sequence[tuple[Sequence[float], float, float]],
-                 margin: float) -> np.ndarray:
-    """The corners of boxes given as (centre, reach sideways, half size), ``margin`` added
-    sideways."""
-    return np.array([(cx + sx * (reach + margin), cy + sy * size, cz + sz * size)
-                     for (cx, cy, cz), reach, size in boxes
-                     for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]).reshape(-1, 3)
-
-
 def agent_pixels_at(camera: Camera, point: Sequence[float], side: int) -> float:
     """How many pixels of a ``side`` x ``side`` frame the agent spans standing at ``point``:
     its size over its depth along the camera's axis (a sphere's outline; cubes and cones show
@@ -139,37 +125,23 @@ def lane_camera(span: tuple[float, float], row: float, floor: float,
                         -math.sin(pitch)])
     right = np.array([math.cos(yaw), 0.0 - math.sin(yaw), 0.0])  # +0.0 at yaw 0, as before
     up = np.cross(right, forward)
-    half = GOAL_SIZE / 2
-    # what must fit: objects on the floor anywhere along the span, and every goal box
-    boxes = [((x, row, floor + half), 0.0, half) for x in span] + \
-        [(g, half, half) for g in goals]  # (centre, reach, half height)
-    detours = [(a, AGENT_SIZE / 2, AGENT_SIZE / 2) for a in agents]
-    corners = _box_corners(boxes, margin)
-    slope = math.tan(math.radians(FOV_DEG / 2))
-
-    def back_from(target: np.ndarray) -> float:
-        """The least distance back from ``target`` at which every corner is in the frame:
-        |sideways| <= slope * depth and |upward| <= slope * depth, depth growing with it."""
-        offsets = corners - target
-        sideways, upward, ahead = offsets @ right, offsets @ up, offsets @ forward
-        return float(np.max(np.maximum(np.abs(sideways), np.abs(upward)) / slope - ahead))
-
     target = np.array([(span[0] + span[1]) / 2, row - AIM_AHEAD, floor])
-    back = back_from(target)
-    lane_back = back
-    if detours:
-        corners = np.concatenate([corners, _box_corners(detours, margin)])
-        back = back_from(target)
-    if back > lane_back + 1e-9:
-        # a detour the lane's framing leaves out: aim where the lane is seen nearest (the
-        # agent largest) with the detour in view
-        lane = np.array([(span[0] + span[1]) / 2, row, floor + half])
-        depth = (lane - target) @ forward + back
-        for dy, dx in itertools.product(DETOUR_AIM_BACK, DETOUR_AIM_SIDE):
-            moved = target + np.array([dx, -dy, 0.0])
-            moved_back = back_from(moved)
-            if (nearer := (lane - moved) @ forward + moved_back) < depth - 1e-9:
-                target, back, depth = moved, moved_back, nearer
+    half = GOAL_SIZE / 2
+    # what must fit: objects on the floor anywhere along the span, every goal box, and the
+    # agent at each detour waypoint with the margin all round (it brakes a little past a
+    # waypoint; the camera steps back for one the lane's frame leaves out)
+    boxes = [((x, row, floor + half), 0.0, half) for x in span] + \
+        [(g, half, half) for g in goals] + \
+        [(a, AGENT_SIZE / 2, AGENT_SIZE / 2 + margin) for a in agents]  # (centre, reach, half)
+    corners = np.array([(cx + sx * (reach + margin), cy + sy * size, cz + sz * size)
+                        for (cx, cy, cz), reach, size in boxes
+                        for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)])
+    slope = math.tan(math.radians(FOV_DEG / 2))
+    # the least distance back from the target at which every corner is inside the frame:
+    # |sideways| <= slope * depth and |upward| <= slope * depth, depth growing with ``back``
+    offsets = corners - target
+    sideways, upward, ahead = offsets @ right, offsets @ up, offsets @ forward
+    back = float(np.max(np.maximum(np.abs(sideways), np.abs(upward)) / slope - ahead))
     eye = target - back * forward
     return Camera(position=tuple(round(float(v), 5) + 0.0 for v in eye),  # type: ignore[arg-type]
                   target=tuple(round(float(v), 5) + 0.0 for v in target),  # type: ignore[arg-type]

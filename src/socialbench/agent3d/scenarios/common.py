@@ -132,11 +132,10 @@ def simulate_shots(ctx: Context, shots: Sequence[Shot], sweep: float) -> list[Vi
     """Simulate a trial's videos, the likeliest to fail first; returned in ``shots``' order.
 
     Each camera also frames its video's detours (:func:`detour_points`; the test pair's
-    together); a sample whose detour can only be framed with the agent too small to read is
-    drawn again (RecipeError) before any physics. The order is for speed only: each video is
-    its own simulation (a fresh physics world) and draws nothing from ``ctx.rng``, so the
-    order changes no file; a sample that fails does so before the videos that would have
-    worked are simulated for nothing."""
+    together) where that leaves the agent large enough to read. The order is for speed only:
+    each video is its own simulation (a fresh physics world) and draws nothing from
+    ``ctx.rng``, so the order changes no file; a sample that fails does so before the videos
+    that would have worked are simulated for nothing."""
     order = sorted(range(len(shots)), key=lambda k: (_failure_risk(shots[k].plan), k))
     tests = detour_points([s for s in shots if s.video in TEST_VIDEOS])
     layouts = []
@@ -144,7 +143,9 @@ def simulate_shots(ctx: Context, shots: Sequence[Shot], sweep: float) -> list[Vi
         points = tests if shot.video in TEST_VIDEOS else detour_points([shot])
         layout = shot.layout.with_changes(path_points=points) if points else shot.layout
         if points and _shrinks_agent(shot.layout, layout, ctx.scenario):
-            raise RecipeError("framing the detour leaves the agent too small to read")
+            # a detour that cannot be framed with the agent large enough: the lane's framing,
+            # rather than drawing the sample again (which would drop such walks from the data)
+            layout = shot.layout
         layouts.append(layout)
     videos: dict[int, Video] = {}
     for k in order:
