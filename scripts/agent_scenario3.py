@@ -8,9 +8,10 @@ before the occluder falls, and, from the state files a model reads, the frames t
 agent. Printed as a Markdown table, per type and for both.
 
 ``sheet --out PNG``: a few 3.1 and 3.2 test trials generated as the dataset makes them (seed 0,
-the first trials of the test split whose agent jumps and walks round), each rendered at the
-default 200 x 200: one row per video (familiarization, expected, surprising), six frames per
-row: the agent's start, its highest frame (a jump's apex) and its arrival, then the occluder
+the first trials of the test split whose agent jumps and walks round, and the first 3.2 trial
+whose agent jumps and that reveals a doorway, filmed turned), each rendered at the default
+size: one row per video (familiarization, expected, surprising), six frames per row: the
+agent's start, its highest frame (a jump's apex) and its arrival, then the occluder
 falling and the scene it reveals (familiarization: more frames of the walk); a frame whose
 states lack the agent is labelled ``hidden``.
 
@@ -92,6 +93,18 @@ def _example_trials(count: int) -> list[Trial]:
     return found
 
 
+def _doorway_trial() -> Trial:
+    """The first 3.2 test trial (seed 0) whose agent jumps and whose surprising video reveals
+    a doorway (its wall as two posts and a lintel), filmed turned."""
+    for index in range(200):
+        trial = make_trial("3.2", "test", index, derive_seed(0, "agent3d", "3.2", "test", index))
+        assert trial.surprising is not None
+        jumps = trial.familiarization[0].config.annotations["plan"]["path"].startswith("jump")
+        if jumps and sum(e.kind == "obstacle" for e in trial.surprising.config.entities) == 3:
+            return trial
+    raise RuntimeError("no doorway among the first 200 3.2 trials")
+
+
 def _chosen_frames(video: Video) -> list[int]:
     """While the agent moves: its start, its highest frame (a jump's apex; the middle of a
     walk) and its arrival; then the occluder's fall (familiarization: two more moving frames
@@ -111,7 +124,7 @@ def _chosen_frames(video: Video) -> list[int]:
 def sheet(out: Path) -> None:
     options = RenderOptions()
     tiles: list[tuple[str, list[np.ndarray], list[bool]]] = []
-    for trial in _example_trials(1):
+    for trial in [*_example_trials(1), _doorway_trial()]:
         plan = trial.familiarization[0].config.annotations["plan"]["path"]
         for folder, video in named_videos(trial):
             chosen = _chosen_frames(video)

@@ -285,3 +285,72 @@ def test_a_detour_waypoint_moves_the_camera_only_when_the_lane_framing_leaves_it
     assert seen_from(lane) == 1 and seen_from(framed) == 0
     # stepped back no further than it must: the agent on the lane stays readable
     assert agent_pixels_at(framed, (0.0, row, 0.1), REFERENCE_SIDE) >= MIN_AGENT_PIXELS
+
+
+def test_a_detour_near_the_camera_on_both_sides_is_framed_from_more_steeply_above():
+    from socialbench.agent3d.framing import agent_frames_outside
+    from socialbench.agent3d.layout.cameras import agent_pixels_at
+    from socialbench.agent3d.scenarios.common import _detour_framed
+
+    lane = placement.two_goal_layout(np.random.default_rng(0), [("cube", 1), ("cube", 2)],
+                                     "sphere", (1, 1, 1, 1))
+    lane = lane.with_changes(row=constants.TWO_GOAL_ROWS[0])
+    # walks round the near ends of walls on both sides of the agent (one test pair's)
+    points = tuple((x, lane.row - 1.6) for x in (-1.28, -0.38, 0.38, 1.28))
+
+    def pitch(layout) -> float:
+        camera = layout.camera(1)
+        forward = np.subtract(camera.target, camera.position)
+        return math.degrees(math.atan2(-forward[2], math.hypot(forward[0], forward[1])))
+
+    def pixels(layout) -> float:
+        return agent_pixels_at(layout.camera(1), layout.agent_xyz(), REFERENCE_SIDE)
+
+    assert pixels(lane.with_changes(path_points=points)) < MIN_AGENT_PIXELS  # at 42 degrees
+    framed = _detour_framed(lane, points, 1)
+    assert constants.CAMERA_PITCH_DEG < pitch(framed) <= constants.CAMERA_DETOUR_PITCH_MAX_DEG
+    assert pixels(framed) >= MIN_AGENT_PIXELS
+    agent = constants.AGENT_ID
+    spec = lane.entities()[0]
+    assert spec.id == agent
+    frames = [[EntityState(agent, (x, y, 0.1), (0.0, 0.0, 0.0, 1.0))] for x, y in points]
+    config = SceneConfig(scenario=1, trial_type="1.3", video="expected", entities=[spec],
+                         camera=framed.camera(1), seed=0)
+    assert agent_frames_outside(Video(config=config, frames=frames)) == 0
+    assert agent_frames_outside(Video(config=replace(config, camera=lane.camera(1)),
+                                      frames=frames)) > 0
+    # a detour the default pitch frames keeps it
+    assert pitch(_detour_framed(lane, ((-1.15, lane.row - 0.9),), 1)) == \
+        pytest.approx(constants.CAMERA_PITCH_DEG)
+
+
+def test_a_3_2_doorway_is_filmed_turned_from_the_goals_side_and_shows_once_revealed():
+    """3.2's surprising doorway: looking along +y the revealed wall is seen end-on and the
+    doorway hides behind its near post; a doorway trial is filmed turned, from the goal's
+    side (the occluder falls clear of the line to the goal), so the opening shows."""
+    from socialbench.agent3d.generate import make_trial
+    from socialbench.agent3d.layout.cameras import lane_camera, lane_span
+    from socialbench.core.seeding import derive_seed
+
+    trial = make_trial("3.2", "test", 0, derive_seed(0, "s3", 0))  # a doorway trial
+    expected, surprising = trial.expected, trial.surprising
+    walls = {name: [e for e in video.config.entities if e.kind == "obstacle"]
+             for name, video in (("expected", expected), ("surprising", surprising))}
+    assert len(walls["expected"]) == 1 and len(walls["surprising"]) == 3  # posts and lintel
+    assert walls["expected"][0].size[0] == constants.WALL_THICKNESSES[0]
+    camera = expected.config.camera
+    assert camera == surprising.config.camera == trial.familiarization[0].config.camera
+    goal = next(e for e in expected.config.entities if e.kind == "goal")
+    start = next(s for s in expected.frames[0] if s.id == constants.AGENT_ID).position
+    assert (camera.position[0] - camera.target[0]) * (goal.position[0] - start[0]) > 0
+    frontal = lane_camera(lane_span(False), start[1], 0.0, [goal.position], yaw_deg=0.0)
+
+    def wall_pixels(video: Video, view) -> np.ndarray:
+        config = replace(video.config, camera=view)
+        ids = [e.id for e in config.entities if e.kind == "obstacle"]
+        frame = next(render_frames(Video(config, [video.frames[-1]]), FULL))
+        return np.isin(frame.segmentation, ids)
+
+    opened = {name: int((wall_pixels(expected, view) & ~wall_pixels(surprising, view)).sum())
+              for name, view in (("ours", camera), ("along +y", frontal))}
+    assert opened["ours"] >= 100 and opened["along +y"] * 5 < opened["ours"]

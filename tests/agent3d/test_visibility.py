@@ -360,3 +360,40 @@ def test_a_still_body_cast_once_hides_as_cast_per_target():
     assert np.array_equal(grid[row0:row1, col0:col1].reshape(-1, 3), directions)
     assert np.array_equal(depth.ravel(), panel.hit_distance(rays.eye, directions))
     assert np.isfinite(depth).any()
+
+
+def test_a_count_does_not_depend_on_the_videos_counted_before():
+    """Counts are shared between videos by the exact states they come from, not by the poses
+    rounded to the millimetre: a video counted right after one whose agent stood within a
+    millimetre of its own (the same rounded poses, other pixels) gets the counts it gets
+    alone. The generator's workers and the validator count videos in other orders."""
+    base = walk_video("familiarization", scenario=3, trial_type="3.1")
+
+    def shifted(by: float) -> Video:
+        frames = [[replace(s, position=(s.position[0] + by, *s.position[1:]))
+                   if s.id == AGENT else s for s in frame] for frame in base.frames]
+        return Video(base.config, frames)
+
+    def fresh(video: Video) -> visibility.VideoVisibility:
+        visibility._SHARED.clear()
+        visibility._RECENT.clear()
+        return video_visibility(video)
+
+    agent_states = lambda video: [s for f in video.frames for s in f if s.id == AGENT]  # noqa: E731
+    alone_base = fresh(base)
+    column = alone_base.column(AGENT)
+    for by in np.arange(1, 5) * 1e-4:  # m: the first shift that moves a pixel in some frame
+        video = shifted(by)
+        same_keys = np.array([a == b for a, b in zip(
+            visibility._pose_keys(agent_states(base)), visibility._pose_keys(
+                agent_states(video)), strict=True)])
+        alone = fresh(video)
+        differs = alone.silhouette[:, column] != alone_base.silhouette[:, column]
+        if (same_keys & differs).any():
+            break
+    else:
+        pytest.fail("no shift under a millimetre moved a pixel")
+    fresh(base)
+    after = video_visibility(video)  # counted after ``base``, its rounded poses the same
+    assert np.array_equal(after.showing, alone.showing)
+    assert np.array_equal(after.silhouette, alone.silhouette)

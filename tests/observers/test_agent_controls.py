@@ -97,3 +97,29 @@ def test_audit_of_a_folder_without_test_pairs_is_a_one_line_error(tmp_path):
     result = CliRunner().invoke(main, ["agent", "audit", str(tmp_path)])
     assert result.exit_code != 0 and "no AGENT test trials" in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_the_camera_side_control_sees_a_camera_slid_toward_the_answer(counterbalanced):
+    """A camera that stood off the start on the expected goal's side would tell the answer:
+    the control catches it (accuracy 1), and is undecided with a centred camera."""
+    from dataclasses import replace
+
+    from socialbench.agent3d.schema import Video
+
+    def slid(video: Video, toward_x: float) -> Video:
+        camera = video.config.camera
+        shift = 0.3 if toward_x > 0 else -0.3
+        moved = replace(camera, position=(camera.position[0] + shift, *camera.position[1:]),
+                        target=(camera.target[0] + shift, *camera.target[1:]))
+        return replace(video, config=replace(video.config, camera=moved))
+
+    two_goal = [t for t in counterbalanced if t.trial_type in ("1.1", "4.1")]
+    leaky = []
+    for trial in two_goal:
+        goal = trial.expected.config.annotations["goal_id"]
+        x = next(e.position[0] for e in trial.expected.config.entities if e.id == goal)
+        leaky.append(replace(trial, expected=slid(trial.expected, x),
+                             surprising=slid(trial.surprising, x)))
+    assert all(s.accuracy == 1.0 for s in scores(ratings(leaky, "control-camera-side")).values())
+    centred = ratings(two_goal, "control-camera-side")
+    assert {r.expected for r in centred} == {r.unexpected for r in centred} == {0.5}

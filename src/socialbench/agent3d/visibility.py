@@ -368,9 +368,11 @@ def video_visibility(video: Video, size: tuple[int, int] = REFERENCE_SIZE) -> Vi
     return result
 
 
-# counts by what determines them (the camera, the picture's size, the shapes, sizes and poses
-# of an entity and of the bodies in front of it), shared by the videos of a trial: the
-# expected and surprising videos move the agent alike, familiarization mostly too
+# counts by what determines them (the camera, the picture's size, the shapes, sizes and exact
+# poses of an entity and of the bodies in front of it), shared by the videos of a trial: the
+# expected and surprising videos move the agent alike, familiarization mostly too. Exact, so
+# that a count never depends on what the process counted before (the generator's workers and
+# the validator see videos in other orders)
 _SHARED: dict[tuple, dict[tuple, tuple[int, int]]] = {}
 _SHARED_CAMERAS = 2
 _SHARED_COUNTS = 200_000
@@ -389,7 +391,8 @@ def _count_video(video: Video, size: tuple[int, int]) -> VideoVisibility:
         if spec.kind in _ALWAYS_SEEN:
             showing[:, k] = silhouette[:, k] = rays.width * rays.height
     column = {s.id: k for k, s in enumerate(specs)}
-    counts = _shared_counts(video.config.camera, size)
+    shared = _shared_counts(video.config.camera, size)  # by exact states, across videos
+    counts: dict[tuple, tuple[int, int]] = {}  # by rounded poses, in this video
     targets: dict[tuple, _Target | None] = {}
     first: dict[int, tuple] = {}  # each body's pose in the first frame that has it
     # every distinct state object's pose key and picture window, made all at once; its
@@ -402,8 +405,17 @@ def _count_video(video: Video, size: tuple[int, int]) -> VideoVisibility:
              for state, pose in zip(states, _pose_keys(states), strict=True)]
     keys = dict(zip(distinct, poses, strict=True))
     windows: dict[tuple, Window | None] = {}
-    for pose, window in zip(poses, _windows(rays, states, solid_ids), strict=True):
-        windows.setdefault(pose, window)  # the first state with that pose, as frames go
+    # every figure of a pose is worked out from the first state with that pose, as frames go
+    # (its window, its hits): so a count follows from those states' exact numbers alone, and
+    # is shared with other videos under them (not under the rounded poses: the answer must not
+    # depend on which videos a process counted before)
+    first_state: dict[tuple, EntityState] = {}
+    for state, pose, window in zip(states, poses, _windows(rays, states, solid_ids),
+                                   strict=True):
+        windows.setdefault(pose, window)
+        first_state.setdefault(pose, state)
+    exact = {pose: (pose[0], pose[1], tuple(state.position), tuple(state.orientation))
+             for pose, state in first_state.items()}
     bodies: dict[int, PlacedBody] = {}
     # by pose, each body's hit distances on its window, cast once and read by every target
     # it stands in front of (and by its own count)
@@ -419,7 +431,7 @@ def _count_video(video: Video, size: tuple[int, int]) -> VideoVisibility:
         pose = keys[id(state)]
         cast = depths.get(pose)
         if cast is None:
-            cast = depths[pose] = _depth(rays, placed(state), windows[pose], grid)
+            cast = depths[pose] = _depth(rays, placed(first_state[pose]), windows[pose], grid)
         return cast
 
     counted = [i for i in solid_ids if solid_ids[i].kind not in _ALWAYS_SEEN]
@@ -451,17 +463,23 @@ def _count_video(video: Video, size: tuple[int, int]) -> VideoVisibility:
             near = sorted((j for j in pose if j != i and _overlap(window, windows[pose[j]])),
                           key=order.__getitem__)
             key = (pose[i], tuple(pose[j] for j in near))
-            if key not in counts:  # bodies where they first stood are tested once per pose
-                fixed = tuple(j for j in near if pose[j] == first[j])
-                base = (pose[i], tuple(pose[j] for j in fixed))
-                if base not in targets:
-                    target = targets[base] = None if window is None else _target(
-                        rays, placed(here[i]), window, [], grid, depth(here[i]))
-                    if target is not None:
-                        _behind_depths(target, [(windows[pose[j]], depth(here[j]))
-                                                for j in fixed])
-                moving = [(windows[pose[j]], depth(here[j])) for j in near if j not in fixed]
-                counts[key] = _count_behind(targets[base], moving)
+            if key not in counts:
+                exact_key = (exact[pose[i]], tuple(exact[pose[j]] for j in near))
+                if exact_key not in shared:
+                    # bodies where they first stood are tested once per pose
+                    fixed = tuple(j for j in near if pose[j] == first[j])
+                    base = (pose[i], tuple(pose[j] for j in fixed))
+                    if base not in targets:
+                        target = targets[base] = None if window is None else _target(
+                            rays, placed(first_state[pose[i]]), window, [], grid,
+                            depth(here[i]))
+                        if target is not None:
+                            _behind_depths(target, [(windows[pose[j]], depth(here[j]))
+                                                    for j in fixed])
+                    moving = [(windows[pose[j]], depth(here[j])) for j in near
+                              if j not in fixed]
+                    shared[exact_key] = _count_behind(targets[base], moving)
+                counts[key] = shared[exact_key]
             if i in open_runs:
                 start, old = open_runs[i]
                 if old == key:

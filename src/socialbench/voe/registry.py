@@ -40,6 +40,7 @@ _MODULES: dict[str, dict[str, str]] = {
         "control-shape": "socialbench.observers.agent.controls",
         "control-familiar-side": "socialbench.observers.agent.controls",
         "control-first-video": "socialbench.observers.agent.controls",
+        "control-camera-side": "socialbench.observers.agent.controls",
         "bipack": "socialbench.observers.agent.bipack.observer",
         "tomnet-g": "socialbench.observers.agent.tomnet_g.observer",
     },

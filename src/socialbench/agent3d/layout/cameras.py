@@ -5,16 +5,20 @@ along +y, or turned ``CAMERA_YAW_ONE_GOAL_DEG`` toward +x in scenario 2 (so a wa
 lane shows its face and a doorway in it, as from the released one-goal camera), as near as lets
 a square frame at 53 degrees hold the lane's x span (the agent's and goals' slots) and every
 goal object, raised or not, and the agent at every detour waypoint the lane's framing leaves
-out (a walk round a wall's end can pass nearer the camera than the lane), with
-``CAMERA_MARGIN`` to spare. It depends only on the scenario, the scene's kind (one or two
-goals), its lane (row), floor height, where its goal objects stand (a goal on a platform is
-nearer the camera) and the detour waypoints of the video (of both test videos together), which
-a trial's expected and surprising videos share: they are filmed identically, and the camera
-says nothing about the obstacles or the path that tell them apart (familiarization videos with
-other goal heights may be framed apart). ``released`` is the released generator's fixed camera
-(agent spec), raised with a raised floor: it films two-goal scenes nearly frontally from low
-(the agent ~9 px across at 200 x 200) and one-goal scenes obliquely from one side (9-16 px by
-row and side), so it is kept as an option, not the default.
+out (a walk round a wall's end can pass nearer the camera than the lane: the camera steps
+back, keeping its aim, and a caller may ask for a steeper pitch; it never slides toward one
+side, which would point at the goal whose path detours), with ``CAMERA_MARGIN`` to spare. It
+depends only on the scenario, the scene's kind (one or two goals), its lane (row), floor
+height, where its goal objects stand (a goal on a platform is nearer the camera), the detour
+waypoints of the video (of both test videos together, with those of the efficient path to
+each goal: ``scenarios.common.detour_points``) and the pitch and yaw its layout asks for (a
+steeper pitch for a detour, a turn for 3.2's doorway), which a trial's expected and surprising
+videos share: they are filmed identically, and the camera says nothing about the obstacles or
+the path that tell them apart (familiarization videos with other goal heights or their own
+detours may be framed apart). ``released`` is the released generator's fixed camera (agent
+spec), raised with a raised floor: it films two-goal scenes nearly frontally from low (the
+agent ~9 px across at 200 x 200) and one-goal scenes obliquely from one side (9-16 px by row
+and side), so it is kept as an option, not the default.
 
 Choose one with ``camera_style("released")`` around the code that builds a trial's layouts.
 """
@@ -72,18 +76,23 @@ def current_style() -> str:
 def scene_camera(two_goals: bool, row: float, floor: float,
                  goals: Sequence[tuple[float, float, float]] = (),
                  style: str | None = None, turned: bool = False,
-                 path_points: Sequence[tuple[float, float]] = ()) -> Camera:
+                 path_points: Sequence[tuple[float, float]] = (),
+                 pitch_deg: float = CAMERA_PITCH_DEG, yaw_deg: float | None = None) -> Camera:
     """The camera of a scene (``style`` None: the current ``camera_style``); ``goals`` are the
     goal objects' centres, so that one raised on a platform stays whole in the frame;
     ``turned``: a one-goal scene filmed turned ``CAMERA_YAW_ONE_GOAL_DEG`` toward +x;
     ``path_points``: floor points (x, y) off the lane that the agent's centre passes (a
-    detour's waypoints), kept in the frame with the agent's body round them."""
+    detour's waypoints), kept in the frame with the agent's body round them; ``pitch_deg``:
+    how steeply ours looks down; ``yaw_deg``: a one-goal scene's turn toward +x, instead of
+    ``turned``'s."""
     style = style or current_style()
     if style == "released":
         return released_camera(two_goals, floor)
-    yaw = CAMERA_YAW_ONE_GOAL_DEG if turned and not two_goals else 0.0
+    yaw = 0.0 if two_goals else yaw_deg if yaw_deg is not None \
+        else CAMERA_YAW_ONE_GOAL_DEG if turned else 0.0
     agents = [(x, y, floor + AGENT_SIZE / 2) for x, y in path_points]
-    return lane_camera(lane_span(two_goals), row, floor, goals, yaw_deg=yaw, agents=agents)
+    return lane_camera(lane_span(two_goals), row, floor, goals, pitch_deg=pitch_deg, yaw_deg=yaw,
+                       agents=agents)
 
 
 def agent_pixels_at(camera: Camera, point: Sequence[float], side: int) -> float:

@@ -10,6 +10,7 @@ from socialbench.agent3d.layout.constants import (
     AGENT_ID,
     AGENT_SIZE,
     BRIDGE_WIDTH,
+    CAMERA_PITCH_DEG,
     CAMERA_TURNED_SCENARIOS,
     CHASM_BOTTOM_COLOR,
     DOOR_WIDTH,
@@ -165,6 +166,9 @@ class Layout:
     # floor points (x, y) off the lane that the agent passes in some video of the trial (its
     # detours' waypoints), kept in the camera's view: the same in every video of a trial
     path_points: tuple[tuple[float, float], ...] = ()
+    camera_pitch_deg: float = CAMERA_PITCH_DEG  # steeper only to frame a detour (cameras.py)
+    # a one-goal scene's camera turned this far toward +x (cameras.py); None: as its scenario
+    camera_yaw_deg: float | None = None
 
     @property
     def room_centre_y(self) -> float:
@@ -317,7 +321,8 @@ class Layout:
         return scene_camera(self.two_goals, self.row, self.floor,
                             [self.goal_xyz(goal.key) for goal in self.goals],
                             turned=scenario in CAMERA_TURNED_SCENARIOS,
-                            path_points=self.path_points)
+                            yaw_deg=self.camera_yaw_deg,
+                            path_points=self.path_points, pitch_deg=self.camera_pitch_deg)
 
     def config(self, scenario: int, trial_type: str, video: str, seed: int,
                annotations: dict) -> SceneConfig:

@@ -15,7 +15,14 @@ import numpy as np
 
 from socialbench.agent3d.framing import MIN_AGENT_PIXELS, REFERENCE_SIDE
 from socialbench.agent3d.layout.cameras import agent_pixels_at
-from socialbench.agent3d.layout.constants import AGENT_ID, OCCLUDER_HEIGHT, OCCLUDER_ID
+from socialbench.agent3d.layout.constants import (
+    AGENT_ID,
+    CAMERA_DETOUR_PITCH_MAX_DEG,
+    CAMERA_DETOUR_PITCH_STEP_DEG,
+    CAMERA_PITCH_DEG,
+    OCCLUDER_HEIGHT,
+    OCCLUDER_ID,
+)
 from socialbench.agent3d.layout.geometry import Layout
 from socialbench.agent3d.motion import FPS, MotionError, Mover, Simulation
 from socialbench.agent3d.physics import p
@@ -137,16 +144,14 @@ def simulate_shots(ctx: Context, shots: Sequence[Shot], sweep: float) -> list[Vi
     ``ctx.rng``, so the order changes no file; a sample that fails does so before the videos
     that would have worked are simulated for nothing."""
     order = sorted(range(len(shots)), key=lambda k: (_failure_risk(shots[k].plan), k))
-    tests = detour_points([s for s in shots if s.video in TEST_VIDEOS])
+    test_shots = [s for s in shots if s.video in TEST_VIDEOS]
+    tests = tuple(sorted(set(detour_points(test_shots)).union(
+        *(scene_detour_points(s.layout) for s in test_shots))))
     layouts = []
     for shot in shots:
         points = tests if shot.video in TEST_VIDEOS else detour_points([shot])
-        layout = shot.layout.with_changes(path_points=points) if points else shot.layout
-        if points and _shrinks_agent(shot.layout, layout, ctx.scenario):
-            # a detour that cannot be framed with the agent large enough: the lane's framing,
-            # rather than drawing the sample again (which would drop such walks from the data)
-            layout = shot.layout
-        layouts.append(layout)
+        layouts.append(_detour_framed(shot.layout, points, ctx.scenario) if points
+                       else shot.layout)
     videos: dict[int, Video] = {}
     for k in order:
         shot = shots[k]
@@ -158,24 +163,52 @@ def detour_points(shots: Sequence[Shot]) -> tuple[tuple[float, float], ...]:
     """The waypoints off the lane of the shots' paths (walking round a wall's end), for the
     camera to keep in view: a detour can pass nearer the camera than the lane. A
     familiarization video frames its own; the expected and surprising videos frame both of
-    theirs together, so they share one camera whichever of them detours."""
-    points = set()
+    theirs together, and those of the efficient path to every goal of their scenes
+    (:func:`scene_detour_points`), so they share one camera whichever of them detours, and the
+    training split's camera (no surprising video) frames what the test split's would."""
+    points: set[tuple[float, float]] = set()
     for shot in shots:
-        for step in shot.plan.steps:
-            if step.kind == "walk" and step.target is not None \
-                    and abs(step.target[1] - shot.layout.row) > 1e-6:
-                points.add((float(step.target[0]), float(step.target[1])))
+        points |= _off_lane(shot.plan, shot.layout)
     return tuple(sorted(points))
 
 
-def _shrinks_agent(lane: Layout, framed: Layout, scenario: int) -> bool:
-    """Whether framing the detour too makes the agent (at its start) narrower than
-    ``MIN_AGENT_PIXELS`` and than the lane's framing alone does."""
+def scene_detour_points(layout: Layout) -> set[tuple[float, float]]:
+    """The detour waypoints of the efficient path to each goal of a scene: where its obstacles
+    make an agent walk, whichever goal it heads for. Framing them makes the camera a property
+    of the scene, not of the path the agent takes (which would tell where it goes)."""
+    points: set[tuple[float, float]] = set()
+    for goal in layout.goals:
+        try:
+            points |= _off_lane(efficient_plan(layout, goal.key), layout)
+        except NoPathError:
+            continue
+    return points
+
+
+def _off_lane(plan: Plan, layout: Layout) -> set[tuple[float, float]]:
+    """The plan's walk waypoints off the layout's lane (the lane read only if there are any)."""
+    return {(float(step.target[0]), float(step.target[1])) for step in plan.steps
+            if step.kind == "walk" and step.target is not None
+            and abs(step.target[1] - layout.row) > 1e-6}
+
+
+def _detour_framed(lane: Layout, points: tuple[tuple[float, float], ...],
+                   scenario: int) -> Layout:
+    """The layout whose camera also frames the detour ``points``: at the default pitch, or
+    looking down more steeply (up to ``CAMERA_DETOUR_PITCH_MAX_DEG``) where that is what keeps
+    the agent (at its start) ``MIN_AGENT_PIXELS`` across. Where no pitch does, the lane's
+    framing, rather than drawing the sample again (which would drop such walks from the data)."""
     def pixels(layout: Layout) -> float:
         return agent_pixels_at(layout.camera(scenario), layout.agent_xyz(), REFERENCE_SIDE)
 
-    seen = pixels(framed)
-    return seen < MIN_AGENT_PIXELS and seen < pixels(lane) - 1e-9
+    least = min(MIN_AGENT_PIXELS, pixels(lane) - 1e-9)  # never smaller than the lane's framing
+    pitch = CAMERA_PITCH_DEG
+    while pitch <= CAMERA_DETOUR_PITCH_MAX_DEG + 1e-9:
+        framed = lane.with_changes(path_points=points, camera_pitch_deg=pitch)
+        if pixels(framed) >= least:
+            return framed
+        pitch += CAMERA_DETOUR_PITCH_STEP_DEG
+    return lane
 
 
 def _knock_over(sim: Simulation) -> None:

@@ -33,7 +33,10 @@ MIN_SAVING = 0.1  # ours: a revealed smaller obstacle must make the path this mu
 # resampled unless, seen from the scene's camera, it shows the agent in this share of the
 # frames in which it moves, this share of every jump, and every goal at least this much
 MIN_AGENT_SHOWN = 0.6
-MIN_JUMP_SHOWN = 0.2
+# a jump mostly hidden leaves its height to guesswork: at 0.2 the turned view of 3.2's doorway
+# trials (its wider panel) let BIPaCK from the states order only 10 of 15 doorway pairs right,
+# at 0.35 all (docs/agent.md, "Scenario 3: what is hidden")
+MIN_JUMP_SHOWN = 0.35
 MIN_GOAL_SHOWN = 0.5
 
 
@@ -157,6 +160,21 @@ def nothing_behind(ctx: Context) -> TrialVideos:
     return _trial(ctx, familiar, plan, familiar.with_changes(walls=[]))
 
 
+def _door_view(familiar: Layout, wall: Wall) -> tuple[Layout, Wall]:
+    """A doorway trial's scene as filmed: the camera turned ``CAMERA_YAW_ONE_GOAL_DEG``, as
+    scenario 2's is, so that the revealed doorway shows as an opening (looking along +y the
+    wall is seen end-on, the doorway behind its near post), from the goal's side (the panel,
+    knocked over toward the camera, then falls clear of the line to the goal); the wall at
+    the thinnest (through a thick wall the opening is a tunnel seen from its side, which
+    reads as a solid face); the occluder laid out for that view. Every other trial keeps the
+    frontal camera, whose occluder hides less of the jumps (docs/agent.md)."""
+    goal_side = 1.0 if familiar.goals[0].x > familiar.agent_x else -1.0
+    base = familiar.with_changes(walls=[], occluder=None,
+                                 camera_yaw_deg=-goal_side * constants.CAMERA_YAW_ONE_GOAL_DEG)
+    wall = replace(wall, thickness=constants.WALL_THICKNESSES[0])
+    return base.with_changes(walls=[wall], occluder=occluder_for(base, wall)), wall
+
+
 @recipe("3.2")
 def smaller_barrier(ctx: Context) -> TrialVideos:
     """3.2 Inefficient path in the surprising situation.
@@ -173,6 +191,8 @@ def smaller_barrier(ctx: Context) -> TrialVideos:
     # hides no more than the wall)
     fits = wall.leaves_posts(familiar.row)
     if ctx.rng.random() < 0.5 and wall.height in constants.DOOR_WALL_HEIGHTS and fits:
+        familiar, wall = _door_view(familiar, wall)
+        plan = efficient_plan(familiar, constants.FIRST_GOAL_ID)
         smaller = replace(wall, door_y=familiar.row)
     else:
         lower = [h for h in constants.WALL_HEIGHTS if h <= min(wall.height - 0.2, 0.3) + 1e-9]

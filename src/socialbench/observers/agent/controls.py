@@ -22,6 +22,8 @@ observer                  predicts the agent goes to ...
                           agent ended in the first familiarization video that it completed
 ``control-first-video``   the object of the first familiarization video (when that video
                           shows one object; scenario 4), matched by colour code and shape
+``control-camera-side``   the goal on the side where the camera stands off the agent's start
+                          (it slides toward a detour it frames: ``agent3d.layout.cameras``)
 ========================  =================================================================
 """
 
@@ -202,6 +204,32 @@ class FirstVideoObject(ControlObserver):
         return next((g.id for g in goals(test) if (g.label, g.shape) == look), None)
 
 
+@register_observer("agent", "control-camera-side")
+class CameraSide(ControlObserver):
+    """Predicts the agent goes to the goal on the side where the camera stands off the agent's
+    start (ours slides sideways toward a detour it frames); undecided when it stands in
+    line with the start."""
+
+    name = "control-camera-side"
+
+    def predict(self, familiarization, test):
+        agent = agent_id(test)
+        start = None if agent is None else position(test, agent, 0)
+        if start is None:
+            return None
+        eye = np.asarray(test.camera.position, dtype=float)
+        # the camera's side of the start, measured across the lane (x): +1 right, -1 left
+        offset = float(eye[0] - start[0])
+        if abs(offset) < CENTRED:
+            return None
+        sides = {g.id: side_of(test, g.id, start) for g in goals(test)}
+        same = [k for k, v in sorted(sides.items())
+                if v is not None and np.sign(v) == np.sign(offset)]
+        return same[0] if same else None
+
+
+CENTRED = 1e-3  # m: a camera this near the start's x stands in line with it
+
 CONTROLS: tuple[str, ...] = ("control-first-goal", "control-lowest-id", "control-left-goal",
                              "control-colour", "control-shape", "control-familiar-side",
-                             "control-first-video")
+                             "control-first-video", "control-camera-side")
