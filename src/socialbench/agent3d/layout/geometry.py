@@ -315,9 +315,9 @@ class Layout:
 
     def camera(self, scenario: int) -> Camera:
         """The scene's fixed camera (``layout/cameras.py``: ours by default, or the released
-        generator's); it depends on the scenario, the lane, the floor, the goals and the
-        trial's detour waypoints (``path_points``: the same for every video of a trial), never
-        on obstacles."""
+        generator's); it depends on the scenario, the lane, the floor, the goals, the detour
+        waypoints it frames (``path_points``) and the pitch and yaw asked for
+        (``camera_pitch_deg``, ``camera_yaw_deg``), never on obstacles."""
         return scene_camera(self.two_goals, self.row, self.floor,
                             [self.goal_xyz(goal.key) for goal in self.goals],
                             turned=scenario in CAMERA_TURNED_SCENARIOS,

@@ -183,7 +183,7 @@ def smaller_barrier(ctx: Context) -> TrialVideos:
     Expected: the occluder falls and reveals the wall. Surprising: the same path, and the
     occluder falls to reveal a smaller wall (lower: it could have jumped lower, or jumped
     instead of walking round) or the wall with a doorway on the lane (it could have walked
-    through).
+    through). A doorway trial is filmed turned, so that the doorway shows (``_door_view``).
     """
     familiar, plan = _familiar(ctx)
     wall = familiar.walls[0]

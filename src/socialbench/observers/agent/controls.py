@@ -204,6 +204,9 @@ class FirstVideoObject(ControlObserver):
         return next((g.id for g in goals(test) if (g.label, g.shape) == look), None)
 
 
+CENTRED = 1e-3  # m: a camera this near the start's x stands in line with it
+
+
 @register_observer("agent", "control-camera-side")
 class CameraSide(ControlObserver):
     """Predicts the agent goes to the goal on the side where the camera stands off the agent's
@@ -218,8 +221,8 @@ class CameraSide(ControlObserver):
         if start is None:
             return None
         eye = np.asarray(test.camera.position, dtype=float)
-        # the camera's side of the start, measured across the lane (x): +1 right, -1 left
-        offset = float(eye[0] - start[0])
+        # the camera's side of the start, as the camera sees it: + right, - left
+        offset = float(np.dot(eye - start, camera_right(test)))
         if abs(offset) < CENTRED:
             return None
         sides = {g.id: side_of(test, g.id, start) for g in goals(test)}
@@ -227,8 +230,6 @@ class CameraSide(ControlObserver):
                 if v is not None and np.sign(v) == np.sign(offset)]
         return same[0] if same else None
 
-
-CENTRED = 1e-3  # m: a camera this near the start's x stands in line with it
 
 CONTROLS: tuple[str, ...] = ("control-first-goal", "control-lowest-id", "control-left-goal",
                              "control-colour", "control-shape", "control-familiar-side",
