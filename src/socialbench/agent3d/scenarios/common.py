@@ -62,15 +62,21 @@ class Context:
         return float(2 * round(self.rng.uniform(low, high) / 2))  # whole 2-degree gaze steps
 
 
-def goal_costs(layout: Layout) -> dict[str, float | None]:
-    """Efficient path cost to each goal of a scene (None: unreachable), for the annotations."""
-    costs: dict[str, float | None] = {}
+def efficient_plans(layout: Layout) -> dict[int, Plan | None]:
+    """The efficient plan to each goal of a scene, by goal key in order (None: unreachable)."""
+    plans: dict[int, Plan | None] = {}
     for goal in sorted(layout.goals, key=lambda g: g.key):
         try:
-            costs[str(goal.key)] = round(efficient_plan(layout, goal.key).cost, 5)
+            plans[goal.key] = efficient_plan(layout, goal.key)
         except NoPathError:
-            costs[str(goal.key)] = None
-    return costs
+            plans[goal.key] = None
+    return plans
+
+
+def goal_costs(layout: Layout) -> dict[str, float | None]:
+    """Efficient path cost to each goal of a scene (None: unreachable), for the annotations."""
+    return {str(key): None if plan is None else round(plan.cost, 5)
+            for key, plan in efficient_plans(layout).items()}
 
 
 def replay(plan: Plan) -> Plan:
@@ -176,13 +182,8 @@ def scene_detour_points(layout: Layout) -> set[tuple[float, float]]:
     """The detour waypoints of the efficient path to each goal of a scene: where its obstacles
     make an agent walk, whichever goal it heads for. Framing them makes the camera a property
     of the scene, not of the path the agent takes (which would tell where it goes)."""
-    points: set[tuple[float, float]] = set()
-    for goal in layout.goals:
-        try:
-            points |= _off_lane(efficient_plan(layout, goal.key), layout)
-        except NoPathError:
-            continue
-    return points
+    return set().union(*(_off_lane(plan, layout) for plan in efficient_plans(layout).values()
+                         if plan is not None))
 
 
 def _off_lane(plan: Plan, layout: Layout) -> set[tuple[float, float]]:
