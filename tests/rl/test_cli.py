@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from socialbench.cli import main
 from socialbench.core.errors import UserError
 from socialbench.rl.conditions import parse_condition
-from socialbench.rl.study import read_results, summarise, table_markdown
+from socialbench.rl.study import Job, read_results, summarise, table_markdown
 
 
 def run(*args):
@@ -90,6 +90,27 @@ def test_study_tabulates_and_resumes(tmp_path):
     assert table["rows"]["deaf"]["no-liar"]["seeds"] == 2
     again = run(*args)  # nothing left to do: the same table, no new lines
     assert again.exit_code == 0 and len(read_results(tmp_path)) == 4
+
+
+def test_a_study_keeps_the_two_episode_lengths_apart(tmp_path):
+    """--t-max 320 (the released code's length, which made Table 1) runs beside the paper's 40:
+    its own seedS-t320 folders, its own results, a table of its own runs only."""
+    job = Job("deaf", "original", 3, 640, 20, "bf16", 1, 320)
+    assert job.folder(tmp_path).name == "seed3-t320"
+    assert job.folder(tmp_path).parent == tmp_path / "runs" / "deaf" / "original"
+    assert Job("deaf", "original", 3, 640, 20, "bf16", 1, 40).folder(tmp_path).name == "seed3"
+    base = ("study", "--conditions", "random", "--variants", "no-liar", "--seeds", "1",
+            "--frames", "640", "--episodes", "20", "--out", str(tmp_path))
+    assert run(*base).exit_code == 0
+    long = run(*base, "--t-max", "320")
+    assert long.exit_code == 0, long.output
+    assert sorted(key[3] for key in read_results(tmp_path)) == [40, 320]
+    table = json.loads((tmp_path / "table1.json").read_text())
+    assert table["rows"]["random"]["no-liar"]["t_max"] == [320]
+    assert table["rows"]["random"]["no-liar"]["seeds"] == 1
+    assert "t_max 320" in long.output
+    bad = run(*base, "--t-max", "0")
+    assert bad.exit_code != 0 and "Traceback" not in bad.output
 
 
 def test_welch_and_table_on_a_hand_made_case():

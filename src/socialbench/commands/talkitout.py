@@ -237,9 +237,13 @@ def _train_hierarchical(variant: str, frames: int, seed: int, out: str, resume: 
                    "across machines and backends only at the same --threads.")
 @click.option("--precision", type=click.Choice(["bf16", "fp32"]), default="bf16",
               show_default=True)
+@click.option("--t-max", default=PAPER_T_MAX, show_default=True, type=click.IntRange(min=1),
+              help="Episode length, in training and test (the paper 40; the released code, "
+                   "which made Table 1, 320). Runs of another length than 40 live in "
+                   "seedS-tT folders; the table holds the runs of this length.")
 @backend_options(writes=("out",))
 def study(conditions: str, variants: str, seeds: int, frames: int, episodes: int, out: str,
-          workers: int, threads: int | None, precision: str) -> None:
+          workers: int, threads: int | None, precision: str, t_max: int) -> None:
     """Every condition x variant x seed trained, evaluated and tabulated (Table 1);
     re-run the same command to resume."""
     from socialbench.rl.study import run_study, table_markdown
@@ -247,7 +251,7 @@ def study(conditions: str, variants: str, seeds: int, frames: int, episodes: int
     names = [c.strip() for c in conditions.split(",") if c.strip()]
     chosen = [v.strip() for v in variants.split(",") if v.strip()]
     table = run_study(out, names, chosen, seeds, frames, episodes, workers, precision,
-                      threads=threads, on_result=lambda e: click.echo(
+                      t_max=t_max, threads=threads, on_result=lambda e: click.echo(
                           f"{e['condition']} {e['variant']} seed {e['seed']}: "
                           f"{e['success']:.3f} after {e['frames']:,} frames", err=True))
     click.echo(table_markdown(table, chosen))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import re
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
@@ -50,11 +51,17 @@ class Job:
     t_max: int
 
     @property
-    def key(self) -> tuple[str, str, int]:
-        return self.condition, self.variant, self.seed
+    def key(self) -> tuple[str, str, int, int]:
+        return self.condition, self.variant, self.seed, self.t_max
 
     def folder(self, out: Path) -> Path:
-        return out / "runs" / self.condition / self.variant / f"seed{self.seed}"
+        return out / "runs" / self.condition / self.variant / seed_folder(self.seed, self.t_max)
+
+
+def seed_folder(seed: int, t_max: int) -> str:
+    """A run's folder name: ``seedS``, or ``seedS-tT`` when it does not train with the paper's
+    40 steps (a study may hold both episode lengths without one run resuming the other)."""
+    return f"seed{seed}" if t_max == PAPER_T_MAX else f"seed{seed}-t{t_max}"
 
 
 def run_job(job: Job, out: Path) -> dict[str, Any]:
@@ -84,15 +91,17 @@ def run_job(job: Job, out: Path) -> dict[str, Any]:
             "frames": frames, "success": rate, "t_max": run.t_max}
 
 
-def read_results(out: Path) -> dict[tuple[str, str, int], dict[str, Any]]:
-    """Finished runs of the study (a line cut short by an interruption is ignored)."""
-    done: dict[tuple[str, str, int], dict[str, Any]] = {}
+def read_results(out: Path) -> dict[tuple[str, str, int, int], dict[str, Any]]:
+    """Finished runs of the study by (condition, variant, seed, t_max); a line cut short by an
+    interruption is ignored (lines without t_max were trained with the paper's 40 steps)."""
+    done: dict[tuple[str, str, int, int], dict[str, Any]] = {}
     path = out / RESULTS
     if path.exists():
         for line in path.read_text().splitlines():
             try:
                 entry = json.loads(line)
-                done[(entry["condition"], entry["variant"], int(entry["seed"]))] = entry
+                done[(entry["condition"], entry["variant"], int(entry["seed"]),
+                      int(entry.get("t_max", PAPER_T_MAX)))] = entry
             except (ValueError, KeyError, TypeError):
                 continue
     return done
@@ -112,8 +121,9 @@ def run_study(out: str | Path, conditions: Sequence[str], variants: Sequence[str
         parse_condition(name)  # every name checked before any work
     for variant in variants:
         check_variant(variant)
-    if seeds < 1 or frames < 1 or workers < 1 or (threads is not None and threads < 1):
-        raise UserError("--seeds, --frames, --workers and --threads must be at least 1")
+    if seeds < 1 or frames < 1 or workers < 1 or t_max < 1 or \
+            (threads is not None and threads < 1):
+        raise UserError("--seeds, --frames, --workers, --threads and --t-max must be at least 1")
     out.mkdir(parents=True, exist_ok=True)
     fixed_threads = threads is not None
     threads = threads or max(1, (os.cpu_count() or 1) // workers)
@@ -127,7 +137,7 @@ def run_study(out: str | Path, conditions: Sequence[str], variants: Sequence[str
             handle.write(json.dumps(entry) + "\n")
         if on_result is not None:
             on_result(entry)
-    return write_table(out, conditions, variants, seeds)
+    return write_table(out, conditions, variants, seeds, t_max)
 
 
 def _run_all(todo: Sequence[Job], out: Path, workers: int, fixed_threads: bool = False
@@ -189,15 +199,17 @@ def summarise(entries: Sequence[dict[str, Any]], conditions: Sequence[str],
 
 
 def write_table(out: Path, conditions: Sequence[str], variants: Sequence[str],
-                seeds: int) -> dict[str, Any]:
-    """``table1.json`` and ``table1.md`` from the results so far, and ``curves.png``."""
-    table = summarise(list(read_results(out).values()), conditions, variants)
+                seeds: int, t_max: int = PAPER_T_MAX) -> dict[str, Any]:
+    """``table1.json`` and ``table1.md`` from the results so far with episodes of ``t_max``
+    steps, and ``curves.png``."""
+    entries = [e for key, e in read_results(out).items() if key[3] == t_max]
+    table = summarise(entries, conditions, variants)
     table["seeds_asked"] = seeds
     for name, text in (("table1.json", json.dumps(table, indent=2)),
                        ("table1.md", table_markdown(table, variants))):
         with atomic_write(out / name) as tmp:
             tmp.write_text(text + "\n")
-    plot_study_curves(out, conditions, variants)
+    plot_study_curves(out, conditions, variants, t_max)
     return table
 
 
@@ -239,8 +251,8 @@ def table_markdown(table: dict[str, Any], variants: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
-def plot_study_curves(out: Path, conditions: Sequence[str], variants: Sequence[str]
-                      ) -> Path | None:
+def plot_study_curves(out: Path, conditions: Sequence[str], variants: Sequence[str],
+                      t_max: int = PAPER_T_MAX) -> Path | None:
     """Mean rolling success rate over seeds against frames, one panel per variant (Fig. 3)."""
     try:
         import matplotlib
@@ -254,7 +266,11 @@ def plot_study_curves(out: Path, conditions: Sequence[str], variants: Sequence[s
     for ax, variant in zip(axes[0], variants, strict=True):
         for condition in conditions:
             curves = []
-            for log in sorted((out / "runs" / condition / variant).glob(f"seed*/{LOG}")):
+            runs = out / "runs" / condition / variant
+            for log in sorted(runs.glob(f"seed*/{LOG}")):
+                named = re.fullmatch(r"seed(\d+)(?:-t\d+)?", log.parent.name)
+                if named is None or log.parent.name != seed_folder(int(named[1]), t_max):
+                    continue  # not a run of this episode length
                 rows = read_log(log)
                 if rows:
                     curves.append(([int(r["frames"]) for r in rows],
