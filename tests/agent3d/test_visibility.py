@@ -397,3 +397,29 @@ def test_a_count_does_not_depend_on_the_videos_counted_before():
     after = video_visibility(video)  # counted after ``base``, its rounded poses the same
     assert np.array_equal(after.showing, alone.showing)
     assert np.array_equal(after.silhouette, alone.silhouette)
+
+
+def test_many_poses_cast_at_once_give_each_pose_its_own_bits(monkeypatch):
+    """``_cast`` solves the rays of many poses of one shape together (in batches): each
+    body's distances are those its own ``hit_distance`` gives on its window's rays, bit for
+    bit, for every shape, turned and moved, whatever the batches."""
+    monkeypatch.setattr(visibility, "_CAST_RAYS", 500)  # several batches a shape
+    rng = np.random.default_rng(3)
+    rays = visibility.PixelRays.of(Camera(position=(0.3, -3.2, 1.6), target=(0.0, 0.3, 0.1)))
+    grid = rays.grid()
+    bodies, windows = [], []
+    for shape in SHAPES:
+        spec = EntitySpec(1, shape, "agent", shape, (0.3, 0.25, 0.35), (0.0, 0.0, 0.0))
+        for _ in range(6):
+            quaternion = rng.normal(size=4)
+            state = EntityState(1, tuple(rng.uniform(-1.0, 1.0, 3) * (1.5, 1.0, 0.2)),
+                                tuple(quaternion / np.linalg.norm(quaternion)))
+            body = visibility.PlacedBody.at(spec, state)
+            bodies.append(body)
+            windows.append(rays.window(body.corners()))
+    cast = visibility._cast(rays, grid, bodies, windows)
+    for body, (row0, row1, col0, col1), depth in zip(bodies, windows, cast, strict=True):
+        directions = grid[row0:row1, col0:col1].reshape(-1, 3)
+        assert np.array_equal(depth.ravel(), body.hit_distance(rays.eye, directions))
+        assert depth.shape == (row1 - row0, col1 - col0)
+    assert sum(np.isfinite(d).any() for d in cast) == len(bodies)

@@ -298,21 +298,19 @@ def _cast(rays: PixelRays, grid: np.ndarray, bodies: Sequence[PlacedBody],
     for n, body in enumerate(bodies):
         groups.setdefault((body.spec.shape, tuple(body.spec.size)), []).append(n)
     for members in groups.values():
-        batch: list[int] = []
-        rays_in_batch = 0
-        for n in [*members, None]:
-            if n is not None:
-                row0, row1, col0, col1 = windows[n]
-                batch.append(n)
-                rays_in_batch += (row1 - row0) * (col1 - col0)
-            if batch and (n is None or rays_in_batch >= _CAST_RAYS):
-                _cast_batch(rays, grid, bodies, windows, batch, out)
-                batch, rays_in_batch = [], 0
+        start, rays_in_batch = 0, 0
+        for k, n in enumerate(members):
+            row0, row1, col0, col1 = windows[n]
+            rays_in_batch += (row1 - row0) * (col1 - col0)
+            if rays_in_batch >= _CAST_RAYS or k == len(members) - 1:
+                _cast_batch(rays, grid, bodies, windows, members[start:k + 1], out)
+                start, rays_in_batch = k + 1, 0
     return out
 
 
 def _cast_batch(rays: PixelRays, grid: np.ndarray, bodies: Sequence[PlacedBody],
                 windows: Sequence[Window], batch: list[int], out: list[np.ndarray]) -> None:
+    """``out[n]`` for each body ``n`` of ``batch`` (all of one shape and size)."""
     directions = [grid[r0:r1, c0:c1].reshape(-1, 3) for r0, r1, c0, c1 in
                   (windows[n] for n in batch)]
     terms = [_pose_terms(bodies[n], rays.eye, d) for n, d in zip(batch, directions, strict=True)]
