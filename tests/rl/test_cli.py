@@ -113,6 +113,24 @@ def test_a_study_keeps_the_two_episode_lengths_apart(tmp_path):
     assert bad.exit_code != 0 and "Traceback" not in bad.output
 
 
+def test_the_curves_of_a_study_are_those_of_its_episode_length(tmp_path, monkeypatch):
+    from socialbench.rl import study
+
+    for folder in ("seed0", "seed1", "seed0-t320", "seedling"):
+        run_dir = tmp_path / "runs" / "deaf" / "original" / folder
+        run_dir.mkdir(parents=True)
+        (run_dir / "log.csv").write_text("frames,success_rolling\n640,0.1\n1280,0.2\n")
+    read = []
+    monkeypatch.setattr(study, "read_log",
+                        lambda path: read.append(path.parent.name) or [
+                            {"frames": "640", "success_rolling": "0.1"}])
+    assert study.plot_study_curves(tmp_path, ["deaf"], ["original"], 320) is not None
+    assert read == ["seed0-t320"]
+    read.clear()
+    study.plot_study_curves(tmp_path, ["deaf"], ["original"])
+    assert read == ["seed0", "seed1"]
+
+
 def test_welch_and_table_on_a_hand_made_case():
     entries = [{"condition": c, "variant": "original", "seed": s, "frames": 10, "success": r}
                for c, rates in (("mh-babyai", (0.25, 0.26, 0.27)),
