@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from socialbench.cli import main
 from socialbench.core.errors import UserError
 from socialbench.rl.conditions import parse_condition
-from socialbench.rl.study import Job, read_results, summarise, table_markdown
+from socialbench.rl.study import Job, read_results, run_job, summarise, table_markdown
 
 
 def run(*args):
@@ -111,6 +111,18 @@ def test_a_study_keeps_the_two_episode_lengths_apart(tmp_path):
     assert "t_max 320" in long.output
     bad = run(*base, "--t-max", "0")
     assert bad.exit_code != 0 and "Traceback" not in bad.output
+
+
+def test_the_random_condition_plays_the_study_s_episode_length(tmp_path, monkeypatch):
+    from socialbench.talkitout import evaluate
+
+    lengths = []
+    monkeypatch.setattr(evaluate, "success_rate",
+                        lambda *args, env=None, **kwargs: lengths.append(env.max_steps) or 0.0)
+    for t_max in (40, 320):
+        entry = Job("random", "no-liar", 0, 1, 5, "bf16", 1, t_max)
+        assert run_job(entry, tmp_path)["t_max"] == t_max
+    assert lengths == [40, 320]
 
 
 def test_the_curves_of_a_study_are_those_of_its_episode_length(tmp_path, monkeypatch):

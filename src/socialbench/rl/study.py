@@ -71,9 +71,11 @@ def run_job(job: Job, out: Path) -> dict[str, Any]:
     torch.set_num_threads(job.threads)
     condition = parse_condition(job.condition)
     if not condition.trained:
-        from socialbench.talkitout.evaluate import success_rate
+        from socialbench.talkitout.evaluate import make_env, success_rate
 
-        rate = success_rate("random", job.variant, job.seed, job.episodes)
+        # the test episodes of the study's length, as the trained conditions' are
+        rate = success_rate("random", job.variant, job.seed, job.episodes,
+                            env=make_env(job.variant, t_max=job.t_max))
         return {"condition": job.condition, "variant": job.variant, "seed": job.seed,
                 "frames": 0, "success": rate, "t_max": job.t_max}
     from socialbench.rl.evaluate import load_agent
