@@ -345,7 +345,7 @@ def test_windows_of_a_video_at_once_are_each_pose_window():
 
 def test_a_still_body_cast_once_hides_as_cast_per_target():
     """A body standing still in front, cast once on its whole window and read per target
-    (``_depth``), gives each target ray the distance the body's own test on it gives."""
+    (``_cast``), gives each target ray the distance the body's own test on it gives."""
     video = _shapes_scene()
     rays = visibility.PixelRays.of(video.config.camera)
     grid = rays.grid()
@@ -353,7 +353,7 @@ def test_a_still_body_cast_once_hides_as_cast_per_target():
     states = {s.id: s for s in video.frames[0]}
     panel = visibility.PlacedBody.at(specs[30], states[30])
     window = rays.window(panel.corners())
-    depth = visibility._depth(rays, panel, window, grid)
+    depth = visibility._cast(rays, grid, [panel], [window])[0]
     row0, row1, col0, col1 = window
     rows, cols = np.divmod(np.arange((row1 - row0) * (col1 - col0)), col1 - col0)
     directions = rays.directions((rows + row0).astype(float), (cols + col0).astype(float))

@@ -283,11 +283,6 @@ def count_pixels(rays: PixelRays, target: PlacedBody,
     return int((own < nearest).sum()), int(covered.sum())
 
 
-def _depth(rays: PixelRays, body: PlacedBody, window: Window, grid: np.ndarray) -> np.ndarray:
-    """The body's hit distance on every ray of its window (window-shaped)."""
-    return _cast(rays, grid, [body], [window])[0]
-
-
 def _cast(rays: PixelRays, grid: np.ndarray, bodies: Sequence[PlacedBody],
           windows: Sequence[Window]) -> list[np.ndarray]:
     """Each body's hit distances on every ray of its window (window-shaped): the matrix
