@@ -423,3 +423,32 @@ def test_many_poses_cast_at_once_give_each_pose_its_own_bits(monkeypatch):
         assert np.array_equal(depth.ravel(), body.hit_distance(rays.eye, directions))
         assert depth.shape == (row1 - row0, col1 - col0)
     assert sum(np.isfinite(d).any() for d in cast) == len(bodies)
+
+
+def test_many_faced_shapes_solve_alike_in_blocks_of_any_size(monkeypatch):
+    """``_solve`` takes the rays of a many-faced shape a block at a time: the distances are the
+    same bits whatever the block size, for one pose's rays and for many poses' at once."""
+    rays = visibility.PixelRays.of(Camera(position=(0.3, -3.2, 1.6), target=(0.0, 0.3, 0.1)))
+    grid = rays.grid()
+    rng = np.random.default_rng(5)
+    for shape in ("cone", "cylinder", "bowl", "ramp"):
+        spec = EntitySpec(1, shape, "agent", shape, (0.4, 0.3, 0.45), (0.0, 0.0, 0.0))
+        bodies, windows = [], []
+        for _ in range(3):
+            quaternion = rng.normal(size=4)
+            state = EntityState(1, tuple(rng.uniform(-0.5, 0.5, 3)),
+                                tuple(quaternion / np.linalg.norm(quaternion)))
+            bodies.append(visibility.PlacedBody.at(spec, state))
+            windows.append(rays.window(bodies[-1].corners()))
+        results = []
+        for block in (1 << 20, 333, 7):
+            monkeypatch.setattr(visibility, "_SOLVE_BLOCK", block)
+            cast = visibility._cast(rays, grid, bodies, windows)
+            (row0, row1, col0, col1) = windows[0]
+            alone = bodies[0].hit_distance(rays.eye, grid[row0:row1, col0:col1].reshape(-1, 3))
+            results.append((cast, alone))
+        (first_cast, first_alone), *others = results
+        assert np.isfinite(first_alone).any()
+        for cast, alone in others:
+            assert np.array_equal(alone, first_alone)
+            assert all(np.array_equal(a, b) for a, b in zip(cast, first_cast, strict=True))

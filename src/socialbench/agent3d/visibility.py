@@ -228,6 +228,21 @@ def _solve(spec: EntitySpec, per_ray: list[np.ndarray], per_pose: list[np.ndarra
         t = (-b - root) / a
         return np.where((disc >= 0) & (t > 0), t, np.inf)
     (slope,), (limits,) = per_ray, per_pose
+    # rays a block at a time: a block's (rays, faces) arrays stay in the CPU's cache through
+    # the passes below (twice as fast as whole windows; each ray's result is its own)
+    hits = np.empty(len(slope))
+    for start in range(0, len(slope), _SOLVE_BLOCK):
+        block = slice(start, start + _SOLVE_BLOCK)
+        hits[block] = _solve_faces(slope[block], limits if limits.ndim == 1 else limits[block])
+    return hits
+
+
+_SOLVE_BLOCK = 4096  # rays per block of a many-faced shape (25-145 faces: 0.8-4.6 MB a pass)
+
+
+def _solve_faces(slope: np.ndarray, limits: np.ndarray) -> np.ndarray:
+    """The hit distances of rays on a convex polyhedron: ``slope (N, F)``, ``limits`` the
+    pose's ``(F,)`` or per ray ``(N, F)``."""
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = limits / slope
     # the faces' extremes across the rays, face by face (exact: max, min and any in any
