@@ -18,10 +18,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from socialbench.bib.schema import N_FAMILIARIZATION
 from socialbench.observers.bib.video_model.frame_cache import read_shard
 from socialbench.observers.bib.video_model.observer import VideoObserver
-from socialbench.observers.bib.video_model.training import moving_steps
+from socialbench.observers.bib.video_model.training import make_batch, moving_steps
 
 
 def main() -> None:
@@ -39,8 +38,9 @@ def main() -> None:
             errors = observer.step_errors(frames, counts)
             if not len(errors):
                 continue
-            test = frames[int(counts[:N_FAMILIARIZATION].sum()):].astype(np.float64) / 255.0
-            copying = ((test[1:] - test[:-1]) ** 2).mean(axis=(1, 2, 3))
+            # copying's error on the same tensors the model is scored on (as validation does)
+            batch = make_batch([(frames, counts)])
+            copying = ((batch.inputs - batch.targets) ** 2).mean(dim=(1, 2, 3)).numpy()
             moving = np.zeros(len(errors), dtype=bool)
             moving[moving_steps(frames, counts)] = True
             for kind, chosen in (("moving", moving), ("still", ~moving)):
