@@ -101,3 +101,19 @@ def test_a_damaged_columns_file_is_named_in_one_line(tmp_path, change, words):
     with pytest.raises(DataFileError) as error:
         load_video(folder)
     assert words in str(error.value) and "\n" not in str(error.value)
+
+
+def test_state_numbers_are_the_fields_in_file_order_and_refuse_a_short_state():
+    from socialbench.agent3d.schema import EntityState
+    from socialbench.agent3d.state_columns import NUMBERS, state_numbers
+
+    states = [EntityState(1, (0.1, 0.2, 0.3), (0.0, 0.0, 0.6, 0.8), (1.0, 2.0, 3.0),
+                          (-1.0, -2.0, -3.0)),
+              EntityState(1, (4.0, 5.0, 6.0), (0.0, 0.0, 0.0, 1.0))]
+    numbers = state_numbers(states)
+    assert numbers.shape == (2, NUMBERS)
+    assert numbers[0].tolist() == [0.1, 0.2, 0.3, 0.0, 0.0, 0.6, 0.8, 1.0, 2.0, 3.0,
+                                   -1.0, -2.0, -3.0]
+    assert numbers[1, 7:].tolist() == [0.0] * 6
+    with pytest.raises(ValueError, match="13 numbers"):
+        state_numbers([EntityState(1, (0.0, 0.0), (0.0, 0.0, 0.0, 1.0))])
