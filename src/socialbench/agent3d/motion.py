@@ -378,11 +378,11 @@ class Mover:
             self._push(AGENT_MASS * (speed * direction_x - velocity_x) / steer,
                        AGENT_MASS * (speed * direction_y - velocity_y) / steer)
 
-        frames = 0
+        frames, what = 0, f"walking to {target}"  # formatted once, not every frame
         while not done:
             sim.frame(control)
             frames += 1
-            self._check(frames, budget, f"walking to {target}")
+            self._check(frames, budget, what)
         self.halt()
 
     def _push(self, force_x: float, force_y: float) -> None:
