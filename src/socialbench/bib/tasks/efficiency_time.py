@@ -29,6 +29,7 @@ from contextvars import ContextVar
 import numpy as np
 
 from socialbench.bib import motion
+from socialbench.bib.schema import Trial
 from socialbench.bib.shapes import ShapeSet
 from socialbench.bib.tasks import efficiency_scene
 from socialbench.bib.tasks.base import Built, Recipe, Walk, follow, plan
@@ -73,7 +74,7 @@ def _walk_in_frames(layout: Layout, route: list, frames: int) -> Walk:
     return best
 
 
-def walking(trial) -> tuple[float, int]:
+def walking(trial: Trial) -> tuple[float, int]:
     """The agent's median step over the frames it moves (px, larger axis) and the frames it
     stands still between leaving home and arriving: what the two time controls trade."""
     path = np.asarray([f.agent.center for f in trial.iter_frames()], dtype=float)

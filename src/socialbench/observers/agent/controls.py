@@ -114,7 +114,7 @@ class FirstGoal(ControlObserver):
 
     name = "control-first-goal"
 
-    def predict(self, familiarization, test):
+    def predict(self, familiarization: Sequence[VideoStates], test: VideoStates) -> int | None:
         return _first(goals(test))
 
 
@@ -124,7 +124,7 @@ class LowestId(ControlObserver):
 
     name = "control-lowest-id"
 
-    def predict(self, familiarization, test):
+    def predict(self, familiarization: Sequence[VideoStates], test: VideoStates) -> int | None:
         return _first(sorted(goals(test), key=lambda g: g.id))
 
 
@@ -134,7 +134,7 @@ class LeftGoal(ControlObserver):
 
     name = "control-left-goal"
 
-    def predict(self, familiarization, test):
+    def predict(self, familiarization: Sequence[VideoStates], test: VideoStates) -> int | None:
         sides = {g.id: side_of(test, g.id, np.zeros(3)) for g in goals(test)}
         known = {k: v for k, v in sides.items() if v is not None}
         return min(known, key=lambda k: (known[k], k)) if known else None
@@ -146,7 +146,7 @@ class LowestColour(ControlObserver):
 
     name = "control-colour"
 
-    def predict(self, familiarization, test):
+    def predict(self, familiarization: Sequence[VideoStates], test: VideoStates) -> int | None:
         return _first(sorted(goals(test), key=lambda g: (g.label, g.id)))
 
 
@@ -156,7 +156,7 @@ class FirstShape(ControlObserver):
 
     name = "control-shape"
 
-    def predict(self, familiarization, test):
+    def predict(self, familiarization: Sequence[VideoStates], test: VideoStates) -> int | None:
         return _first(sorted(goals(test), key=lambda g: (g.shape, g.id)))
 
 
@@ -168,7 +168,7 @@ class FamiliarSide(ControlObserver):
 
     name = "control-familiar-side"
 
-    def predict(self, familiarization, test):
+    def predict(self, familiarization: Sequence[VideoStates], test: VideoStates) -> int | None:
         side = next((s for s in map(_reached_side, familiarization) if s), None)
         agent = agent_id(test)
         start = None if agent is None else position(test, agent, 0)
@@ -196,7 +196,7 @@ class FirstVideoObject(ControlObserver):
 
     name = "control-first-video"
 
-    def predict(self, familiarization, test):
+    def predict(self, familiarization: Sequence[VideoStates], test: VideoStates) -> int | None:
         shown = goals(familiarization[0]) if familiarization else []
         if len(shown) != 1:
             return None
@@ -215,7 +215,7 @@ class CameraSide(ControlObserver):
 
     name = "control-camera-side"
 
-    def predict(self, familiarization, test):
+    def predict(self, familiarization: Sequence[VideoStates], test: VideoStates) -> int | None:
         agent = agent_id(test)
         start = None if agent is None else position(test, agent, 0)
         if start is None:

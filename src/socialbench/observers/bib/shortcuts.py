@@ -74,7 +74,8 @@ def plan(blocked: np.ndarray, start: tuple[float, float],
     return plan_points(blocked, start, goal, half=AGENT_HALF, cell=CELL)
 
 
-def plan_or_line(blocked: np.ndarray, start, goal) -> list[tuple[float, float]]:
+def plan_or_line(blocked: np.ndarray, start: tuple[float, float],
+                 goal: tuple[float, float]) -> list[tuple[float, float]]:
     return plan(blocked, start, goal) or [tuple(start), tuple(goal)]
 
 
@@ -121,7 +122,7 @@ class NearestObject(ShortcutObserver):
 
     name = "shortcut-nearest"
 
-    def predict(self, familiarization, test):
+    def predict(self, familiarization: list[TrialView], test: TrialView) -> np.ndarray:
         blocked = test.walls | test.fuse
         best, best_len = None, math.inf
         for thing in test.objects:
@@ -144,7 +145,7 @@ class FamiliarLocation(ShortcutObserver):
 
     name = "shortcut-location"
 
-    def predict(self, familiarization, test):
+    def predict(self, familiarization: list[TrialView], test: TrialView) -> np.ndarray:
         ends = np.asarray([v.end for v in familiarization]) if familiarization else \
             np.asarray([test.start])
         target = tuple(float(x) for x in np.median(ends, axis=0))
@@ -157,7 +158,7 @@ class FamiliarPath(ShortcutObserver):
 
     name = "shortcut-path"
 
-    def predict(self, familiarization, test):
+    def predict(self, familiarization: list[TrialView], test: TrialView) -> np.ndarray:
         if not familiarization:
             return np.asarray([test.start])
         start = np.asarray(test.start)
@@ -172,7 +173,7 @@ class DirectToGoal(ShortcutObserver):
 
     name = "shortcut-direct"
 
-    def predict(self, familiarization, test):
+    def predict(self, familiarization: list[TrialView], test: TrialView) -> np.ndarray:
         goal = goal_object(familiarization, test)
         if goal is None:
             return np.asarray([test.start])
@@ -185,7 +186,7 @@ class KeyWhenBarrier(ShortcutObserver):
 
     name = "shortcut-key"
 
-    def predict(self, familiarization, test):
+    def predict(self, familiarization: list[TrialView], test: TrialView) -> np.ndarray:
         goal = goal_object(familiarization, test)
         end = goal.centre if goal else test.start
         if not test.fuse.any() or test.key is None:

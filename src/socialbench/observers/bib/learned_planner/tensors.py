@@ -101,7 +101,7 @@ class _Builder:
             self.channels.append(_cell_channels(self.view, barrier))
         return self.situations[key]
 
-    def map(self, situation: int, target) -> int:
+    def map(self, situation: int, target: tuple[float, float]) -> int:
         key = (situation, float(target[0]), float(target[1]))
         if key not in self.maps:
             self.maps[key] = len(self.map_rows)
