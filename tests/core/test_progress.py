@@ -23,7 +23,7 @@ def test_a_log_gets_plain_lines_then_one_at_the_end():
         for _ in range(3):
             bar.advance(task)
         bar.advance(task, 0)  # after the end: no further line
-    lines = [line for line in out.getvalue().splitlines() if line.strip()]
+    lines = out.getvalue().splitlines()
     assert lines == ["planning every video 1/3 left -:--:--",
                      "planning every video 2/3 left " + lines[1].split()[-1],
                      "planning every video 3/3 left 0:00:00"]
@@ -61,3 +61,15 @@ def test_a_terminal_or_a_hidden_bar_writes_no_lines():
     assert not progress_bar(console=terminal)._plain
     console, _ = _log_console()
     assert not progress_bar(console=console, show=False)._plain
+
+
+def test_an_interrupted_task_leaves_its_last_state_in_the_log():
+    console, out = _log_console()
+    try:
+        with progress_bar(console=console) as bar:
+            task = bar.add_task("generating", total=10)
+            bar.advance(task, 4)
+            raise KeyboardInterrupt
+    except KeyboardInterrupt:
+        pass
+    assert out.getvalue().splitlines() == ["generating  4/10 left -:--:--"]  # MofN pads

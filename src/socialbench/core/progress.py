@@ -41,6 +41,19 @@ class LoggedProgress(Progress):
         self._logged: dict[TaskID, float] = {}  # task -> when its last line was written
         self._ended: set[TaskID] = set()
 
+    def start(self) -> None:
+        if not self._plain:  # in a log the live display would only add blank lines
+            super().start()
+
+    def stop(self) -> None:
+        if not self._plain:
+            super().stop()
+            return
+        for task_id in self.task_ids:  # where each unfinished task stopped (an interruption)
+            if task_id not in self._ended and self._tasks[task_id].visible:
+                self._ended.add(task_id)
+                self._write(task_id)
+
     def add_task(self, description: str, *args: Any, **options: Any) -> TaskID:
         task_id = super().add_task(description, *args, **options)
         self._logged[task_id] = time.monotonic()  # the first line comes after log_every
@@ -64,6 +77,10 @@ class LoggedProgress(Progress):
         elif now - self._logged.get(task_id, now) < self.log_every:
             return
         self._logged[task_id] = now
+        self._write(task_id)
+
+    def _write(self, task_id: TaskID) -> None:
+        task = self._tasks[task_id]
         # the columns as text, without the bar (a log line reads as words and numbers)
         parts = []
         for column in self.columns:
