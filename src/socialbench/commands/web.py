@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from socialbench.core.errors import UserError
+
+if TYPE_CHECKING:  # the web extra is imported when a command runs
+    from socialbench.web.study.design import Design
 
 DEFAULT_DB = "sqlite:///socialbench-study.db"  # a file in the working folder
 DESIGN_HELP = ("Comma-separated KEY=VALUE: fraction (share of each task's test pairs, AGENT: "
@@ -116,7 +120,7 @@ def study() -> None:
     """A human surprise-rating study: create it, serve it, read its results."""
 
 
-def _design(text: str):  # type: ignore[no-untyped-def]
+def _design(text: str) -> Design:
     from socialbench.web.study.design import Design
 
     kinds = {"fraction": float, "raters": int, "checks": int, "seed": int, "watch": float}

@@ -15,3 +15,12 @@ class DataFileError(UserError):
         super().__init__(f"{path}: {problem}")
         self.path = path
         self.problem = problem
+
+
+def first_line(exc: BaseException, limit: int = 120) -> str:
+    """An exception's first line, at most ``limit`` characters (its type's name when it has no
+    text): for a one-line error about a library's many-line message (PyTorch's state-dict
+    errors list every key)."""
+    text = str(exc).strip()
+    line = text.splitlines()[0] if text else type(exc).__name__
+    return line if len(line) <= limit else line[:limit - 3] + "..."

@@ -29,8 +29,9 @@ import numpy as np
 import torch
 from gymnasium.vector import AutoresetMode
 
-from socialbench.core.errors import UserError
+from socialbench.core.errors import DataFileError, UserError, first_line
 from socialbench.core.files import atomic_write
+from socialbench.core.torch_files import load_torch_file
 from socialbench.rl.model import ModelConfig
 from socialbench.rl.ppo import PPOConfig, PPOTrainer
 from socialbench.talkitout.evaluate import check_variant
@@ -104,11 +105,13 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     if not path.exists():
         raise UserError(f"{path}: no such checkpoint (train one with "
                         f"`socialbench talkitout train --out DIR`)")
+    fix = "train a new run with `socialbench talkitout train --out DIR`"
+    state = load_torch_file(path, "TalkItOut training checkpoint", fix)
     try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
         RunConfig.from_dict(state["run"])
-    except Exception as exc:  # any unreadable file is the user's to fix
-        raise UserError(f"{path}: not a TalkItOut training checkpoint ({exc})") from None
+    except Exception as exc:  # a readable file of another kind
+        raise DataFileError(path, f"not a TalkItOut training checkpoint (its run settings: "
+                                  f"{first_line(exc)}); {fix}") from None
     return state
 
 

@@ -206,7 +206,8 @@ class InversePlanner(Observer[EpisodeView[Trial]]):
 
     # --- goals and subgoals ---------------------------------------------------------------
 
-    def _reachable(self, blocked: np.ndarray, start, goal: Thing) -> bool:
+    def _reachable(self, blocked: np.ndarray, start: tuple[float, float] | np.ndarray,
+                   goal: Thing) -> bool:
         col, row = cell_of(start)
         return bool(np.isfinite(self.fields.field(blocked, cell_of(goal.centre))[col + 1,
                                                                                   row + 1]))

@@ -46,7 +46,7 @@ from torch import nn
 
 from socialbench.bib.io.read import EpisodeFiles
 from socialbench.bib.schema import GRID, N_FAMILIARIZATION, Episode, Trial
-from socialbench.core.errors import DataFileError, UserError
+from socialbench.core.errors import DataFileError, UserError, first_line
 from socialbench.core.files import atomic_write
 from socialbench.core.progress import progress_bar
 from socialbench.core.seeding import rng_for
@@ -446,7 +446,7 @@ class MaskObserver(LearnedObserver[EpisodeView[Trial]]):
             optimizer.load_state_dict(state["optimizer"])
             return int(state["epoch"]), list(json.loads(state["history"]))
         except (KeyError, RuntimeError, ValueError, TypeError) as exc:
-            raise DataFileError(path, f"damaged mask training state ({_short(exc)}); delete it "
+            raise DataFileError(path, f"damaged mask training state ({first_line(exc)}); delete it "
                                       f"to start over") from None
 
     # --- checkpoints ---------------------------------------------------------------------
@@ -473,8 +473,8 @@ class MaskObserver(LearnedObserver[EpisodeView[Trial]]):
             observer.net.eval()
             observer.training_info = json.loads(data.get("training", "{}"))
         except (KeyError, TypeError, ValueError, RuntimeError, UserError) as exc:
-            raise DataFileError(path, f"damaged mask checkpoint ({_short(exc)}); retrain it with "
-                                      f"`socialbench bib train --observer mask`") from None
+            raise DataFileError(path, f"damaged mask checkpoint ({first_line(exc)}); retrain it "
+                                      f"with `socialbench bib train --observer mask`") from None
         return observer
 
 
@@ -534,10 +534,6 @@ def _describe(record: dict[str, Any]) -> str:
 
 def _cache(prefix: Path | None, part: str) -> Path | None:
     return None if prefix is None else Path(f"{prefix}-{part}.npz")
-
-
-def _short(exc: BaseException) -> str:
-    return str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
 
 
 def _read(path: Path, expected_format: str, what: str) -> dict[str, Any]:

@@ -22,6 +22,7 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -90,7 +91,7 @@ def _sprite_cell(sprite: Sprite) -> tuple[int, int]:
     return point_cell(*sprite.center)
 
 
-def _first_present(trial: Trial, attribute: str):
+def _first_present(trial: Trial, attribute: str) -> Any:
     """The attribute's value in the first frame where it is present (files may omit it early)."""
     for frame in trial.frames:
         value = getattr(frame, attribute)

@@ -6,17 +6,14 @@ keeps a stray huge file from being read whole. Every failure is one line naming 
 
 from __future__ import annotations
 
-import pickle
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from socialbench.core.errors import DataFileError, UserError
-
-MAX_BYTES = 256 << 20  # the models are a few MB; refuse giant files
+from socialbench.core.errors import DataFileError, UserError, first_line
+from socialbench.core.torch_files import MAX_BYTES, load_torch_file
 
 
 def read_torch_dict(path: Path, expected_format: str, what: str, observer: str,
@@ -27,14 +24,7 @@ def read_torch_dict(path: Path, expected_format: str, what: str, observer: str,
     if not path.is_file():
         raise UserError(f"{path}: no such {what}; train one with `socialbench bib train "
                         f"--observer {observer} --train DIR --out {path}`")
-    if path.stat().st_size > max_bytes:
-        raise DataFileError(path, f"too large for a {what} (> {max_bytes >> 20} MB)")
-    try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
-    except (RuntimeError, pickle.UnpicklingError, EOFError, OSError, ValueError,
-            zipfile.BadZipFile, AttributeError, IndexError, KeyError, TypeError) as exc:
-        reason = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
-        raise DataFileError(path, f"not a readable {what} ({reason}); {retrain}") from None
+    data = load_torch_file(path, what, retrain, max_bytes)
     if not isinstance(data, dict) or data.get("format") != expected_format:
         raise DataFileError(path, f"not a {what} (expected format {expected_format}); {retrain}")
     return data
@@ -74,5 +64,5 @@ def read_training_state(path: Path, state_format: str, key: str, model: torch.nn
         return tuple(read(state[name]) for name, read in fields.items())
     except (KeyError, RuntimeError, ValueError, TypeError) as exc:
         raise DataFileError(path, f"damaged {observer} training state "
-                                  f"({str(exc).splitlines()[0][:120]}); delete it to start "
+                                  f"({first_line(exc)}); delete it to start "
                                   f"over") from None

@@ -11,11 +11,12 @@ cell at 2 px per frame; bib spec).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from socialbench.bib.schema import CELL, GRID, Frame, Trial
+from socialbench.bib.schema import CELL, GRID, Block, Frame, Sprite, Trial
 from socialbench.voe.observer import EpisodeView
 
 WAYPOINT_PX = 20.0  # one cell: ~10 frames at the released 2 px/frame (bib spec, baseline query)
@@ -63,7 +64,7 @@ class TrialView:
         return int(np.argmin([np.hypot(*(np.asarray(o.centre) - end)) for o in self.objects]))
 
 
-def _cells(blocks) -> np.ndarray:
+def _cells(blocks: Iterable[Block]) -> np.ndarray:
     grid = np.zeros((GRID, GRID), dtype=bool)
     for b in blocks:
         col, row = b.cell
@@ -72,7 +73,7 @@ def _cells(blocks) -> np.ndarray:
     return grid
 
 
-def _thing(sprites) -> Thing | None:
+def _thing(sprites: Sequence[Sprite]) -> Thing | None:
     return Thing(sprites[0].name, sprites[0].center) if sprites else None
 
 
@@ -122,7 +123,8 @@ def events(frames: list[Frame], path: np.ndarray) -> set[int]:
     return out
 
 
-def _starts_moving(before, now, after) -> bool:
+def _starts_moving(before: Sequence[float], now: Sequence[float],
+                   after: Sequence[float]) -> bool:
     return tuple(before) == tuple(now) and tuple(now) != tuple(after)
 
 

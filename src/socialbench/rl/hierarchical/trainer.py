@@ -30,9 +30,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from socialbench.core.errors import UserError
+from socialbench.core.errors import UserError, first_line
 from socialbench.core.files import atomic_write
 from socialbench.core.seeding import derive_seed
+from socialbench.core.torch_files import load_torch_file
 from socialbench.rl.hierarchical.features import ablation_columns
 from socialbench.rl.hierarchical.network import OptionPolicy
 from socialbench.rl.hierarchical.rollout import Episodes, play
@@ -105,13 +106,11 @@ def is_hierarchical_checkpoint(path: str | Path) -> bool:
 def load_checkpoint(path: str | Path) -> dict[str, Any]:
     """A checkpoint of this agent, read without unpickling code; a bad file is a UserError."""
     file = Path(path) / CHECKPOINT if Path(path).is_dir() else Path(path)
+    train_one = "train one with `socialbench talkitout train --model hierarchical --out DIR`"
     try:
-        state = torch.load(file, map_location="cpu", weights_only=True)
+        state = load_torch_file(file, "hierarchical TalkItOut checkpoint", train_one)
     except FileNotFoundError:
-        raise UserError(f"{file}: no such checkpoint (train one with `socialbench talkitout "
-                        f"train --model hierarchical --out DIR`)") from None
-    except Exception as exc:  # any unreadable file is the user's to fix
-        raise UserError(f"{file}: not a hierarchical TalkItOut checkpoint ({exc})") from None
+        raise UserError(f"{file}: no such checkpoint ({train_one})") from None
     if not isinstance(state, dict) or state.get("kind") != KIND:
         raise UserError(f"{file}: not a hierarchical TalkItOut checkpoint (no {KIND!r} kind)")
     return state
@@ -126,7 +125,7 @@ def load_policy(path: str | Path, device: str = "cpu"
     try:
         policy.load_state_dict(state["model"])
     except (KeyError, RuntimeError) as exc:
-        raise UserError(f"{path}: the weights do not fit the policy ({exc})") from None
+        raise UserError(f"{path}: the weights do not fit the policy ({first_line(exc)})") from None
     return policy.to(device).eval(), config, int(state["frames"])
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import (
     DateTime,
@@ -126,7 +127,7 @@ def make_engine(url: str, *, migrate: bool = True) -> Engine:
     return engine
 
 
-def _sqlite_pragmas(connection, _record) -> None:  # type: ignore[no-untyped-def]
+def _sqlite_pragmas(connection: Any, _record: object) -> None:
     cursor = connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")  # readers do not block the writer
     cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_MS}")

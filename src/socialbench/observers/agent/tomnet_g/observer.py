@@ -4,7 +4,6 @@ largest by default; ``agent evaluate`` takes the mean; ``surprise.py``)."""
 
 from __future__ import annotations
 
-import pickle  # only its error type: checkpoints load with weights_only=True
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,8 @@ import numpy as np
 import torch
 
 from socialbench.agent3d.schema import VideoStates
-from socialbench.core.errors import DataFileError
+from socialbench.core.errors import DataFileError, first_line
+from socialbench.core.torch_files import load_torch_file
 from socialbench.observers.agent.tomnet_g.graphs import PACES
 from socialbench.observers.agent.tomnet_g.model import ToMnetG
 from socialbench.observers.agent.tomnet_g.samples import paced_sample, sample_of
@@ -72,8 +72,13 @@ class ToMnetGObserver(LearnedObserver[EpisodeView[VideoStates]]):
 
     @classmethod
     def load(cls, path: Path, device: str = "cpu") -> ToMnetGObserver:
+        retrain = ("retrain it with `socialbench agent evaluate --observer tomnet-g "
+                   "--checkpoints DIR`")
         try:
-            state = torch.load(path, map_location=device, weights_only=True)
+            state = load_torch_file(path, "tomnet-g checkpoint", retrain, map_location=device)
+        except FileNotFoundError:
+            raise DataFileError(Path(path), f"no such tomnet-g checkpoint; {retrain}") from None
+        try:
             observer = cls(device=device, relative=bool(state.get("relative", True)),
                            surprise=str(state.get("surprise", "teacher-forced")),
                            conditioning=str(state.get("conditioning", "gain")),
@@ -82,7 +87,7 @@ class ToMnetGObserver(LearnedObserver[EpisodeView[VideoStates]]):
                            end=bool(state.get("end", False)),
                            pace=str(state.get("pace", "time")))
             observer.model.load_state_dict(state["model"])
-        except (OSError, RuntimeError, KeyError, TypeError, ValueError, EOFError,
-                pickle.UnpicklingError) as exc:
-            raise DataFileError(Path(path), f"not a tomnet-g checkpoint ({exc})") from None
+        except (RuntimeError, KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise DataFileError(Path(path), f"not a tomnet-g checkpoint ({first_line(exc)}); "
+                                            f"{retrain}") from None
         return observer

@@ -8,7 +8,6 @@ paper's MSE)."""
 
 from __future__ import annotations
 
-import pickle  # only its error type: checkpoints load with weights_only=True
 import random
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -19,8 +18,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from socialbench.core.errors import DataFileError
+from socialbench.core.errors import DataFileError, first_line
 from socialbench.core.progress import progress_bar
+from socialbench.core.torch_files import load_torch_file
 from socialbench.observers.agent.tomnet_g.graphs import VideoGraphs, position_slice
 from socialbench.observers.agent.tomnet_g.model import ToMnetG
 
@@ -179,16 +179,17 @@ def train(model: ToMnetG, samples: Sequence[Sample], *, epochs: int, device: str
     start, loss_value = 0, float("nan")
     history: dict[str, list[float]] = {"train": [], "validation": []}
     if state_path is not None and state_path.exists():
+        fix = "delete it or choose another --checkpoints folder"
+        state = load_torch_file(state_path, "checkpoint of this ToMnet-G", fix,
+                                map_location=device)
         try:
-            state = torch.load(state_path, map_location=device, weights_only=True)
             model.load_state_dict(state["model"])
             optimizer.load_state_dict(state["optimizer"])
             start = int(state["epoch"])
-        except (OSError, RuntimeError, KeyError, TypeError, ValueError, EOFError,
-                pickle.UnpicklingError) as exc:
-            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise DataFileError(state_path, f"not a checkpoint of this ToMnet-G ({first:.120}); "
-                                "delete it or choose another --checkpoints folder") from None
+        except (RuntimeError, KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise DataFileError(state_path, f"not a checkpoint of this ToMnet-G "
+                                            f"({first_line(exc)}); "
+                                f"{fix}") from None
     order = list(range(len(samples)))
     steps = (len(samples) + BATCH - 1) // BATCH
     with few_threads(device), progress_bar(show=progress, transient=True) as bar:

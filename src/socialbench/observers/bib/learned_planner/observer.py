@@ -22,7 +22,7 @@ import torch
 
 from socialbench.bib.io.read import EpisodeFiles
 from socialbench.bib.schema import Episode, Trial
-from socialbench.core.errors import DataFileError, UserError
+from socialbench.core.errors import DataFileError, UserError, first_line
 from socialbench.core.progress import progress_bar
 from socialbench.core.seeding import rng_for
 from socialbench.observers.bib.learned_planner.batch import pack
@@ -168,9 +168,9 @@ class LearnedPlanner(LearnedObserver[EpisodeView[Trial]]):
             observer.model.eval()
             observer.training_info = json.loads(data.get("training", "{}"))
         except (KeyError, TypeError, ValueError, RuntimeError) as exc:
-            raise DataFileError(Path(path), f"damaged {NAME} checkpoint ({exc}); retrain it "
-                                            f"with `socialbench bib train --observer {NAME}`") \
-                from None
+            raise DataFileError(Path(path), f"damaged {NAME} checkpoint ({first_line(exc)}); "
+                                            f"retrain it with `socialbench bib train --observer "
+                                            f"{NAME}`") from None
         return observer
 
     @classmethod
