@@ -1,7 +1,6 @@
-"""Reading a learned BIB observer's torch files (checkpoints, training states) safely.
-
-``torch.load(..., weights_only=True)`` unpickles tensors and plain values only; the size bound
-keeps a stray huge file from being read whole. Every failure is one line naming the file.
+"""A learned BIB observer's torch files (checkpoints, training states): written atomically,
+read through ``core.torch_files.load_torch_file`` (weights only, a size bound, one line per
+bad file) and checked for the observer's own format.
 """
 
 from __future__ import annotations

@@ -188,8 +188,7 @@ def train(model: ToMnetG, samples: Sequence[Sample], *, epochs: int, device: str
             start = int(state["epoch"])
         except (RuntimeError, KeyError, TypeError, ValueError, AttributeError) as exc:
             raise DataFileError(state_path, f"not a checkpoint of this ToMnet-G "
-                                            f"({first_line(exc)}); "
-                                f"{fix}") from None
+                                            f"({first_line(exc)}); {fix}") from None
     order = list(range(len(samples)))
     steps = (len(samples) + BATCH - 1) // BATCH
     with few_threads(device), progress_bar(show=progress, transient=True) as bar:
