@@ -24,7 +24,7 @@ video, whose point is that the agent passes through a wall).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 
@@ -42,6 +42,8 @@ from socialbench.agent3d.physics import p
 from socialbench.agent3d.planar import norm2
 from socialbench.agent3d.rounding import round_floats
 from socialbench.agent3d.schema import FPS, EntitySpec, EntityState, SceneConfig, Video
+
+_WORLD_FRAME = p.WORLD_FRAME  # read once: push runs every frame
 
 WALK_SPEED = 1.3  # agent spec: the agent walks at about 1.3 m/s
 WAYPOINT_TOLERANCE = 0.01  # agent spec: waypoints approached to 0.01 m
@@ -230,18 +232,18 @@ class Simulation:
         """Read the agent once (the states recorded, and what the next frame's controllers
         see) and every other moving body, and note the agent's deepest contacts."""
         client = self.client
-        position, orientation = p.getBasePositionAndOrientation(self.agent,
-                                                                physicsClientId=client)
-        velocity, spin = p.getBaseVelocity(self.agent, physicsClientId=client)
+        # positional arguments: PyBullet parses keywords slower, and these run every frame
+        position, orientation = p.getBasePositionAndOrientation(self.agent, client)
+        velocity, spin = p.getBaseVelocity(self.agent, client)
         self.agent_position, self.agent_orientation = position, orientation
         self.agent_velocity, self.agent_spin = velocity, spin
         raw = position + orientation + velocity + spin
         for body in self._moving:
-            pose = p.getBasePositionAndOrientation(body, physicsClientId=client)
-            speed = p.getBaseVelocity(body, physicsClientId=client)
+            pose = p.getBasePositionAndOrientation(body, client)
+            speed = p.getBaseVelocity(body, client)
             raw += pose[0] + pose[1] + speed[0] + speed[1]
         self._raw.append(raw)
-        contacts = p.getContactPoints(bodyA=self.agent, physicsClientId=client)
+        contacts = p.getContactPoints(self.agent, -1, -2, -2, client)  # the agent and any body
         self._touching = bool(contacts)  # the contacts stay as they are until the next step
         for contact in contacts:
             if contact[2] in self.floors:
@@ -256,7 +258,7 @@ class Simulation:
         if control is not None:
             control()
         self._steer_gaze()
-        p.stepSimulation(physicsClientId=self.client)
+        p.stepSimulation(self.client)
         self.record()
         if self.floor_penetration > self.max_floor_penetration:
             raise MotionError(f"agent sank {self.floor_penetration:.3f} m into the floor")
@@ -295,10 +297,10 @@ class Simulation:
     def touching(self) -> bool:
         return self._touching
 
-    def push(self, force: Iterable[float]) -> None:
+    def push(self, force: Sequence[float]) -> None:
         """A force on the agent's centre for the coming frame."""
-        p.applyExternalForce(self.agent, -1, list(force), self.agent_position,
-                             p.WORLD_FRAME, physicsClientId=self.client)
+        p.applyExternalForce(self.agent, -1, force, self.agent_position, _WORLD_FRAME,
+                             self.client)
 
     def kick(self, velocity: Iterable[float]) -> None:
         """An impulse: the agent's velocity becomes ``velocity`` at once (m * dv, the jump)."""
