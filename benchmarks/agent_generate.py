@@ -83,9 +83,9 @@ class TimedSteps:
         self.names = types.SimpleNamespace(**vars(p))
         step = p.stepSimulation
 
-        def timed_step(**kwargs: int) -> None:
+        def timed_step(*args: int, **kwargs: int) -> None:
             start = time.perf_counter()
-            step(**kwargs)
+            step(*args, **kwargs)
             self.seconds += time.perf_counter() - start
 
         self.names.stepSimulation = timed_step
