@@ -44,8 +44,9 @@ class _Group(click.Group):
         except UserError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(2)
-        except KeyboardInterrupt:
-            click.echo("interrupted: re-run the same command to resume", err=True)
+        except KeyboardInterrupt as exc:
+            saved = f" ({exc})" if str(exc) else ""  # e.g. a training run's last checkpoint
+            click.echo(f"interrupted{saved}: re-run the same command to resume", err=True)
             sys.exit(130)
 
 

@@ -229,3 +229,14 @@ def one_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(before)
+
+
+def test_ctrl_c_saves_the_update_it_ends(tmp_path):
+    import os
+    import signal
+
+    run = HierarchicalRun(tmp_path / "r", tiny(frames=10**6, checkpoint_every=50))
+    with pytest.raises(KeyboardInterrupt, match="checkpoint saved at"):
+        run.train(lambda row: os.kill(os.getpid(), signal.SIGINT), plot=False)
+    state = torch.load(tmp_path / "r" / "checkpoint.pt", weights_only=True)
+    assert run.updates == 1 and state["frames"] == run.frames

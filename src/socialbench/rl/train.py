@@ -31,6 +31,7 @@ from gymnasium.vector import AutoresetMode
 
 from socialbench.core.errors import DataFileError, UserError, first_line
 from socialbench.core.files import atomic_write
+from socialbench.core.interrupts import StopBetweenSteps
 from socialbench.core.torch_files import load_torch_file
 from socialbench.rl.model import ModelConfig
 from socialbench.rl.ppo import PPOConfig, PPOTrainer
@@ -169,7 +170,7 @@ class Run:
         """Update until the frame budget is spent, logging each update."""
         writer = _tensorboard(self.out / "tb", self.trainer.updates)
         try:
-            with open(self.out / LOG, "a", newline="") as handle:
+            with open(self.out / LOG, "a", newline="") as handle, StopBetweenSteps() as stop:
                 log = csv.DictWriter(handle, LOG_FIELDS)
                 while self.trainer.frames < self.run.frames:
                     start = time.perf_counter()
@@ -183,10 +184,14 @@ class Run:
                         for key, value in row.items():
                             if key not in ("update", "frames") and not _nan(value):
                                 writer.add_scalar(key, value, row["frames"])
-                    if self.trainer.updates % self.run.checkpoint_every == 0:
-                        self.save()
                     if on_update is not None:
                         on_update(row)
+                    # Ctrl-C waits for the update to end: the checkpoint then loses nothing
+                    if self.trainer.updates % self.run.checkpoint_every == 0 or stop.requested:
+                        self.save()
+                    if stop.requested:
+                        raise KeyboardInterrupt(f"checkpoint saved at {self.trainer.frames:,} "
+                                                f"frames")
             self.save()
         finally:
             if writer is not None:

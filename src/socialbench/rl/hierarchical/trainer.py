@@ -32,6 +32,7 @@ import torch
 
 from socialbench.core.errors import UserError, first_line
 from socialbench.core.files import atomic_write
+from socialbench.core.interrupts import StopBetweenSteps
 from socialbench.core.seeding import derive_seed
 from socialbench.core.torch_files import load_torch_file
 from socialbench.rl.hierarchical.features import ablation_columns
@@ -259,16 +260,19 @@ class HierarchicalRun:
               plot: bool = True) -> None:
         """Update until the frame budget is spent; checkpoint and log as it goes, then draw
         the curve (``plot``)."""
-        with open(self.out / LOG, "a", newline="") as handle:
+        with open(self.out / LOG, "a", newline="") as handle, StopBetweenSteps() as stop:
             log = csv.DictWriter(handle, LOG_FIELDS)
             while self.frames < self.config.frames:
                 row = self.update()
                 log.writerow(row)
                 handle.flush()
-                if self.updates % self.config.checkpoint_every == 0:
-                    self.save()
                 if on_update is not None:
                     on_update(row)
+                # Ctrl-C waits for the update to end: the checkpoint then loses nothing
+                if self.updates % self.config.checkpoint_every == 0 or stop.requested:
+                    self.save()
+                if stop.requested:
+                    raise KeyboardInterrupt(f"checkpoint saved at {self.frames:,} frames")
         self.save()
         if plot:
             plot_curve(self.out)

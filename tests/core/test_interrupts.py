@@ -1,0 +1,67 @@
+"""Ctrl-C held until a step ends (core.interrupts), and a training run that saves on it."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+import torch
+from click.testing import CliRunner
+
+from socialbench.core.interrupts import StopBetweenSteps
+from socialbench.rl.ppo import PPOConfig
+from socialbench.rl.train import Run, RunConfig, load_checkpoint, read_log
+
+
+def ctrl_c() -> None:
+    os.kill(os.getpid(), signal.SIGINT)
+
+
+def test_the_first_ctrl_c_is_a_request_the_second_interrupts():
+    before = signal.getsignal(signal.SIGINT)
+    with StopBetweenSteps() as stop:
+        ctrl_c()
+        assert stop.requested  # held: the code goes on to the end of its step
+        with pytest.raises(KeyboardInterrupt):
+            ctrl_c()
+    assert signal.getsignal(signal.SIGINT) is before  # as it was
+    with pytest.raises(KeyboardInterrupt):
+        ctrl_c()
+
+
+def tiny(frames: int) -> RunConfig:
+    return RunConfig(frames=frames, variant="no-liar", checkpoint_every=50,
+                     ppo=PPOConfig(num_envs=4, frames_per_env=10, recurrence=5, epochs=1))
+
+
+def test_ctrl_c_in_training_saves_the_update_it_ends_and_resumes_the_same(tmp_path):
+    """Interrupted during its second update (checkpoints every 50), the run saves after that
+    update; resumed, it ends where an uninterrupted run ends."""
+    part = Run(tmp_path / "part", tiny(frames=160))
+    with pytest.raises(KeyboardInterrupt, match="checkpoint saved at 80 frames"):
+        part.train(lambda row: ctrl_c() if row["update"] == 2 else None)
+    assert load_checkpoint(tmp_path / "part")["trainer"]["frames"] == 80
+    Run(tmp_path / "part", tiny(frames=160), resume=True).train()
+    whole = Run(tmp_path / "whole", tiny(frames=160))
+    whole.train()
+    keys = ("update", "frames", "success", "return_mean", "policy_loss", "entropy")
+    rows = [[r[k] for k in keys] for r in read_log(tmp_path / "whole" / "log.csv")]
+    assert len(rows) == 4
+    assert rows == [[r[k] for k in keys] for r in read_log(tmp_path / "part" / "log.csv")]
+    resumed = load_checkpoint(tmp_path / "part")["trainer"]["model"]
+    for name, value in load_checkpoint(tmp_path / "whole")["trainer"]["model"].items():
+        assert torch.equal(value, resumed[name]), name
+
+
+def test_the_command_says_where_the_interrupted_run_stands(monkeypatch):
+    from socialbench.cli import main
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt("checkpoint saved at 80 frames")
+
+    monkeypatch.setattr(Run, "__init__", interrupted)
+    result = CliRunner().invoke(main, ["talkitout", "train", "--model", "deaf", "--out", "x"])
+    assert result.exit_code == 130
+    assert "interrupted (checkpoint saved at 80 frames): re-run the same command" in \
+        result.output
