@@ -18,16 +18,32 @@ def ctrl_c() -> None:
     os.kill(os.getpid(), signal.SIGINT)
 
 
+@pytest.fixture(autouse=True)
+def ctrl_c_interrupts():
+    """Python's own Ctrl-C handling, also where the tests run as a background job (which
+    ignores SIGINT)."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
 def test_the_first_ctrl_c_is_a_request_the_second_interrupts():
-    before = signal.getsignal(signal.SIGINT)
     with StopBetweenSteps() as stop:
         ctrl_c()
         assert stop.requested  # held: the code goes on to the end of its step
         with pytest.raises(KeyboardInterrupt):
             ctrl_c()
-    assert signal.getsignal(signal.SIGINT) is before  # as it was
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # as it was
     with pytest.raises(KeyboardInterrupt):
         ctrl_c()
+
+
+def test_an_ignored_ctrl_c_stays_ignored():
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # as in a `nohup ... &` job
+    with StopBetweenSteps() as stop:
+        ctrl_c()
+        assert not stop.requested
+    assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
 
 
 def tiny(frames: int) -> RunConfig:

@@ -236,7 +236,11 @@ def test_ctrl_c_saves_the_update_it_ends(tmp_path):
     import signal
 
     run = HierarchicalRun(tmp_path / "r", tiny(frames=10**6, checkpoint_every=50))
-    with pytest.raises(KeyboardInterrupt, match="checkpoint saved at"):
-        run.train(lambda row: os.kill(os.getpid(), signal.SIGINT), plot=False)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # even in a nohup job
+    try:
+        with pytest.raises(KeyboardInterrupt, match="checkpoint saved at"):
+            run.train(lambda row: os.kill(os.getpid(), signal.SIGINT), plot=False)
+    finally:
+        signal.signal(signal.SIGINT, before)
     state = torch.load(tmp_path / "r" / "checkpoint.pt", weights_only=True)
     assert run.updates == 1 and state["frames"] == run.frames

@@ -18,7 +18,8 @@ class StopBetweenSteps:
     """``with StopBetweenSteps() as stop: ... if stop.requested: save; raise KeyboardInterrupt``.
 
     Outside the main thread (where Python delivers signals) it changes nothing: Ctrl-C
-    interrupts as usual there."""
+    interrupts as usual there; nor where SIGINT is ignored (a job started in the background
+    with ``nohup ... &``), which it leaves ignored."""
 
     def __init__(self) -> None:
         self.requested = False
@@ -26,7 +27,8 @@ class StopBetweenSteps:
         self._installed = False
 
     def __enter__(self) -> StopBetweenSteps:
-        if threading.current_thread() is threading.main_thread():
+        if threading.current_thread() is threading.main_thread() and \
+                signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
             self._previous = signal.signal(signal.SIGINT, self._hold)
             self._installed = True
         return self
