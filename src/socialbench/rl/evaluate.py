@@ -66,7 +66,11 @@ def success_rate(model: MHBabyAI, run: RunConfig, variant: str, seed: int,
         running = np.ones(count, dtype=bool)
         reward_of = np.zeros(count)
         while running.any():
-            logits, _, memory = actor.forward(obs["image"], memory)
+            # the model runs on the episodes still going; every environment is still sampled
+            # and stepped, so the random draws and the dialogues heard stay those of a pass
+            # over all of them (an agent that ends its episodes early is scored in a fraction
+            # of the time)
+            logits, memory = actor.forward_some(obs["image"], memory, np.flatnonzero(running))
             obs, reward, terminated, truncated, _ = envs.step(
                 env_actions(sample_heads(logits, sampler)))
             ended = np.logical_or(terminated, truncated) & running
