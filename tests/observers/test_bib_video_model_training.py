@@ -165,6 +165,25 @@ def test_fit_takes_moving_step_sampling_and_checks_it(rightward):
         observer.fit(train[:4], epochs=1, test_steps=2, step_sampling="still", progress=False)
 
 
+def test_fit_in_bf16_keeps_fp32_weights_and_records_it(rightward):
+    train, validation = rightward
+    observer = VideoObserver(**SMALL)
+    before = VideoObserver(**SMALL)
+    before.fit(train[:4], validation[:1], epochs=1, batch_size=2, test_steps=2, progress=False)
+    metrics = observer.fit(train[:4], validation[:1], epochs=1, batch_size=2, test_steps=2,
+                           precision="bf16", progress=False)
+    assert observer.training_info["precision"] == "bf16" and metrics["updates"] == 2
+    for name, value in observer.net.state_dict().items():  # a plain fp32 model to rate with
+        assert value.dtype == torch.float32 and value.is_contiguous(), name
+    # the steps ran in bf16: other weights than fp32's, near them
+    moved = [float((a - b).abs().max()) for a, b in
+             zip(observer.net.state_dict().values(), before.net.state_dict().values(),
+                 strict=True)]
+    assert 0 < max(moved) < 1e-2
+    with pytest.raises(UserError, match="precision"):
+        observer.fit(train[:4], epochs=1, precision="fp16", progress=False)
+
+
 def _one_task_shards(train) -> list[FrameShard]:
     """Three shards of 4 episodes, each shard one 'task' (as frame shards hold one task after
     another); the task names tell which shard an episode came from."""
@@ -212,16 +231,18 @@ def test_all_shards_mixing_draws_every_batch_from_the_whole_set(rightward):
     assert draws[0] == draws[1] and draws[0] != draws[2] and draws[0] != draws[3]
 
 
-@pytest.mark.parametrize("shards_in_memory", [None, 2])
+@pytest.mark.parametrize(("shards_in_memory", "precision"),
+                         [(None, "fp32"), (2, "fp32"), (2, "bf16")])
 def test_a_run_stopped_by_max_updates_resumes_to_the_same_weights(rightward, tmp_path,
-                                                                  shards_in_memory):
+                                                                  shards_in_memory, precision):
     # --max-updates stops mid-epoch (mid-group for all shards); the same command with a larger
     # limit continues to the weights of one uninterrupted run
     shards = _one_task_shards(rightward[0])
     options = {"epochs": 3, "batch_size": 2, "lr": 1e-3, "seed": 5, "device":
                torch.device("cpu"), "resume_key": {"k": 1}, "progress": False,
                "log": lambda _text: None, "test_steps": 2, "fam_trials": 2,
-               "step_sampling": "moving", "shards_in_memory": shards_in_memory}
+               "step_sampling": "moving", "shards_in_memory": shards_in_memory,
+               "precision": precision}
 
     def net():
         torch.manual_seed(0)

@@ -31,6 +31,7 @@ from socialbench.observers.bib.video_model.frame_cache import (
 from socialbench.observers.bib.video_model.frame_source import frame_drawer
 from socialbench.observers.bib.video_model.network import VideoConfig, VideoNet
 from socialbench.observers.bib.video_model.training import (
+    PRECISIONS,
     SHARDS_IN_MEMORY,
     STEP_SAMPLINGS,
     Shard,
@@ -95,7 +96,8 @@ class VideoObserver(LearnedObserver[EpisodeView[Trial]]):
             epochs: int = 5, batch_size: int = 4, lr: float = 1e-4, seed: int = 0,
             device: str = "cpu", test_steps: int | None = None, fam_trials: int | None = None,
             step_sampling: str = "all", shards_in_memory: int | None = SHARDS_IN_MEMORY,
-            max_updates: int | None = None, state_path: Path | None = None,
+            max_updates: int | None = None, precision: str = "fp32",
+            state_path: Path | None = None,
             cache_prefix: Path | None = None, workers: int = 1, progress: bool = True,
             **unused: Any) -> dict[str, float]:
         """Train from scratch, or resume ``state_path``; return the last epoch's metrics.
@@ -111,7 +113,8 @@ class VideoObserver(LearnedObserver[EpisodeView[Trial]]):
         whose episodes are mixed in one pass (None: all, every batch drawn from the whole
         training set); ``max_updates``: stop after that many optimiser steps in all (the state
         stays resumable: a larger value continues); ``workers``: processes drawing the frame
-        shards of ``cache_prefix`` (the shards are the same whatever the number).
+        shards of ``cache_prefix`` (the shards are the same whatever the number);
+        ``precision``: ``bf16`` trains in bf16 (ours; default fp32, :mod:`.training`).
         """
         if unused:
             raise UserError(f"unknown video training option(s): {', '.join(sorted(unused))}")
@@ -142,6 +145,11 @@ class VideoObserver(LearnedObserver[EpisodeView[Trial]]):
                       "shards_in_memory": shards_in_memory or "all"}
         if step_sampling != "all":  # "all": the key runs before the option were resumed with
             resume_key["step_sampling"] = step_sampling
+        if precision not in PRECISIONS:
+            raise UserError(f"precision must be one of {', '.join(PRECISIONS)}, got "
+                            f"{precision!r}")
+        if precision != "fp32":  # likewise: fp32 runs made before the option resume
+            resume_key["precision"] = precision
         deterministic = torch.are_deterministic_algorithms_enabled()
         torch.use_deterministic_algorithms(where.type == "cpu")
         try:
@@ -156,16 +164,16 @@ class VideoObserver(LearnedObserver[EpisodeView[Trial]]):
                             Path(state_path), resume_key=resume_key, progress=progress,
                             log=log, test_steps=test_steps, fam_trials=fam_trials,
                             step_sampling=step_sampling, shards_in_memory=shards_in_memory,
-                            max_updates=max_updates)
+                            max_updates=max_updates, precision=precision)
         finally:
             torch.use_deterministic_algorithms(deterministic)
-        self.net.to("cpu").eval()
+        self.net.to("cpu", memory_format=torch.contiguous_format).eval()
         self.device = torch.device("cpu")
         self.training_info = {"epochs": epochs, "batch_size": batch_size, "lr": lr,
                               "seed": seed, "device": str(where), "test_steps": test_steps,
                               "fam_trials": fam_trials, "step_sampling": step_sampling,
                               "shards_in_memory": shards_in_memory or "all",
-                              "max_updates": max_updates,
+                              "max_updates": max_updates, "precision": precision,
                               "updates": history[-1]["updates"] if history else 0,
                               "history": history}
         return {k: float(v) for k, v in history[-1].items() if k != "epoch"} if history else {}

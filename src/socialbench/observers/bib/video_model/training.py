@@ -64,6 +64,10 @@ STATE_FORMAT = "socialbench-video-train-state/1"
 STEP_SAMPLINGS = ("all", "moving")  # which test steps --test-steps draws from
 SHARDS_IN_MEMORY = 4  # shards whose episodes are mixed in one pass: ~0.7 GB of 2D frames
 SAVE_EVERY = 100  # optimiser steps between saved states inside a group of shards
+# the network's arithmetic in training: fp32, or bf16 (autocast, the weights and Adam's
+# moments in fp32; channels-last activations): 1.7x the optimiser steps per CPU-second on a
+# CPU with bf16 matrix units (docs/bib_baselines.md)
+PRECISIONS = ("fp32", "bf16")
 ALL_SHARDS_STREAM = "long"  # the seed stream of the all-shards order (the third run's script's)
 Shard = FrameShard | Path
 
@@ -79,10 +83,13 @@ class Batch:
     targets: torch.Tensor
     owner: torch.Tensor
 
-    def step_errors(self, net: VideoNet) -> torch.Tensor:
-        """The mean squared error of each test step's predicted next frame ``(S,)``."""
-        predicted = net(self.fam_frames, self.fam_counts, self.inputs, self.owner)
-        return ((predicted - self.targets) ** 2).mean(dim=(1, 2, 3))
+    def step_errors(self, net: VideoNet, precision: str = "fp32") -> torch.Tensor:
+        """The mean squared error of each test step's predicted next frame ``(S,)``; the
+        network run in ``precision`` (:data:`PRECISIONS`), the error taken in fp32."""
+        with torch.autocast(self.inputs.device.type, dtype=torch.bfloat16,
+                            enabled=precision == "bf16"):
+            predicted = net(self.fam_frames, self.fam_counts, self.inputs, self.owner)
+        return ((predicted.float() - self.targets) ** 2).mean(dim=(1, 2, 3))
 
 
 def make_batch(episodes: Sequence[tuple[np.ndarray, np.ndarray]],
@@ -216,11 +223,16 @@ def train(net: VideoNet, shards: Sequence[Shard], validation: Sequence[Shard], *
           log: Callable[[str], None], test_steps: int | None = None,
           fam_trials: int | None = None, step_sampling: str = "all",
           shards_in_memory: int | None = SHARDS_IN_MEMORY,
-          max_updates: int | None = None) -> list[dict[str, Any]]:
+          max_updates: int | None = None, precision: str = "fp32") -> list[dict[str, Any]]:
     """Train ``net`` in place; return the per-epoch history (train and validation MSE, the
     validation MSE of copying the current frame, optimiser steps and CPU seconds so far), and
     a last record marked ``stopped`` when ``max_updates`` ended the run before ``epochs`` (its
-    ``epoch``: the epochs finished; its train MSE: over the unfinished epoch's steps)."""
+    ``epoch``: the epochs finished; its train MSE: over the unfinished epoch's steps).
+    ``precision`` bf16: the training steps in bf16 (:data:`PRECISIONS`); validation in fp32."""
+    if precision not in PRECISIONS:
+        raise UserError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+    if precision == "bf16":  # before Adam's moments are made: they take the weights' layout
+        net.to(memory_format=torch.channels_last)
     optimizer = torch.optim.Adam(net.parameters(), lr=lr, betas=(0.9, 0.999))
     history: list[dict[str, Any]] = []
     position = Position()
@@ -262,7 +274,7 @@ def train(net: VideoNet, shards: Sequence[Shard], validation: Sequence[Shard], *
                     bar.update(task, advance=count)
                     if batch is None:  # done before the run was resumed
                         continue
-                    errors = batch.step_errors(net)
+                    errors = batch.step_errors(net, precision)
                     optimizer.zero_grad()
                     errors.mean().backward()
                     optimizer.step()
