@@ -132,6 +132,9 @@ class VideoObserver(LearnedObserver[EpisodeView[Trial]]):
             raise UserError("shards in memory and the optimiser-step limit must be >= 1")
         if fam_trials is not None and not 1 <= fam_trials <= N_FAMILIARIZATION:
             raise UserError(f"familiarization trials per episode must be 1-{N_FAMILIARIZATION}")
+        if precision not in PRECISIONS:
+            raise UserError(f"precision must be one of {', '.join(PRECISIONS)}, got "
+                            f"{precision!r}")
         where = resolve_device(device)
         if workers < 1:
             raise UserError(f"workers must be at least 1, got {workers}")
@@ -145,9 +148,6 @@ class VideoObserver(LearnedObserver[EpisodeView[Trial]]):
                       "shards_in_memory": shards_in_memory or "all"}
         if step_sampling != "all":  # "all": the key runs before the option were resumed with
             resume_key["step_sampling"] = step_sampling
-        if precision not in PRECISIONS:
-            raise UserError(f"precision must be one of {', '.join(PRECISIONS)}, got "
-                            f"{precision!r}")
         if precision != "fp32":  # likewise: fp32 runs made before the option resume
             resume_key["precision"] = precision
         deterministic = torch.are_deterministic_algorithms_enabled()
