@@ -81,6 +81,11 @@ class Actor:
                 ) -> tuple[dict[str, torch.Tensor], torch.Tensor, torch.Tensor]:
         """Logits, value and new memory for the current observations (memory already masked)."""
         dialogue, lengths = self.dialogue_input(self.encoded, self.table, self.rows)
+        return self._step(image, dialogue, memory, lengths)
+
+    def _step(self, image: np.ndarray, dialogue: Any, memory: torch.Tensor, lengths: Any
+              ) -> tuple[dict[str, torch.Tensor], torch.Tensor, torch.Tensor]:
+        """The model on these rows, in the actor's precision."""
         with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.autocast):
             logits, value, memory = self.model(torch.from_numpy(image).to(self.device),
                                                dialogue, memory, lengths)
@@ -97,16 +102,14 @@ class Actor:
         dialogue, lengths = self.dialogue_input(self.encoded, self.table, self.rows)
         if dialogue is not None:
             dialogue, lengths = dialogue[index], lengths[index]
-        with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.autocast):
-            some, _, new = self.model(torch.from_numpy(image[envs]).to(self.device), dialogue,
-                                      memory[index], lengths)
+        some, _, new = self._step(image[envs], dialogue, memory[index], lengths)
         logits = {}
         for name, part in some.items():
             logits[name] = torch.zeros(len(image), part.shape[1], dtype=part.dtype,
                                        device=part.device)
             logits[name][index] = part
         memory = memory.clone()
-        memory[index] = new.float()
+        memory[index] = new
         return logits, memory
 
     def observe(self, utterances: np.ndarray, done: np.ndarray) -> None:
