@@ -160,17 +160,51 @@ def test_platform_is_jumped_onto_and_ramp_climbed_in_physics(shape):
         assert abs(track[-1, 0] - goal.x) < 0.3
 
 
-def test_a_reused_physics_client_gives_the_numbers_of_a_fresh_one(monkeypatch):
+@pytest.mark.parametrize("kept_shapes", [512, 0])  # 0: the client is reset after each video
+def test_a_reused_physics_client_gives_the_numbers_of_a_fresh_one(monkeypatch, kept_shapes):
+    """A video's client is handed to the next one emptied body by body, its collision shapes
+    kept (or, past a bound on them, reset): the numbers are those of a fresh client."""
     from socialbench.agent3d import bodies
 
+    monkeypatch.setattr(bodies, "_MAX_KEPT_SHAPES", kept_shapes)
     layout = _layout().with_changes(walls=[placement.wall_across(-0.12, 0.0, 0.3, 0.2, 3.0)])
     plan = planning.efficient_plan(layout, constants.FIRST_GOAL_ID)
     assert plan.jumps  # a jump: contacts, impulse, landing
+    other = _layout("cone").with_changes(walls=[placement.wall_across(0.1, 0.0, 0.6, 0.3, 3.0)])
+    _run(other, planning.efficient_plan(other, constants.FIRST_GOAL_ID))  # other bodies first
     reused = [_run(layout, plan)[1] for _ in range(2)]  # the second runs on the first's client
     monkeypatch.setattr(bodies, "_MAX_IDLE", 0)
     monkeypatch.setattr(bodies, "_IDLE_CLIENTS", [])
     fresh = _run(layout, plan)[1]
     assert np.array_equal(reused[0], fresh) and np.array_equal(reused[1], fresh)
+
+
+def test_a_wall_the_agent_passed_through_stops_it_in_the_next_video(monkeypatch):
+    """Type 2.5's surprising video lets the agent through a wall by a collision filter, which
+    PyBullet keeps beyond the bodies: the client is reset after that video, so the next one on
+    it meets the wall (the numbers of a fresh client)."""
+    from socialbench.agent3d import bodies
+
+    low = _layout().with_changes(walls=[placement.wall_across(-0.12, 0.0, 0.1, 0.2, 3.0)])
+    plan = efficient_plan(low, constants.FIRST_GOAL_ID)
+    tall = low.with_changes(walls=[placement.wall_across(-0.12, 0.0, 0.6, 0.2, 3.0)])
+    config = tall.config(2, "2.1", "familiarization", 0, {})
+    wall = next(e.id for e in config.entities if e.kind == "obstacle")
+
+    def run(ghosts: tuple[int, ...]) -> np.ndarray:
+        with Simulation(config, constants.AGENT_ID, ghosts=ghosts,
+                        floors=[constants.FIRST_FLOOR_ID]) as sim:
+            with contextlib.suppress(Exception):  # stuck against the wall
+                Mover(sim).run(plan.steps)
+            return np.array(sim.video().track(constants.AGENT_ID))
+
+    through = run((wall,))
+    after = run(())  # on the client the ghost run gave back
+    monkeypatch.setattr(bodies, "_MAX_IDLE", 0)
+    monkeypatch.setattr(bodies, "_IDLE_CLIENTS", [])
+    fresh = run(())
+    assert through[-1, 0] > 0.5 and after[-1, 0] < -0.12  # through the wall; stopped by it
+    assert np.array_equal(after, fresh)
 
 
 

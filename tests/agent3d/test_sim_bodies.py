@@ -27,3 +27,18 @@ def test_bodies_without_visual_shapes_move_the_same():
                 EntitySpec(id=10, name="bowl", kind="goal", shape="bowl", size=(0.3, 0.3, 0.15),
                            position=(-0.5, 0.5, 0.075))]
     assert _run(entities, True) == _run(entities, False)  # ids and poses, bit for bit
+
+
+def test_a_client_emptied_body_by_body_is_handed_to_rendering_reset():
+    """A simulation's client keeps its collision shapes for the next simulation; handed to
+    anything else (rendering: visual shapes too) it is reset first, so nothing is reused."""
+    from socialbench.agent3d import bodies
+
+    entities = sample_entities()
+    with physics_client(keep_shapes=True) as client:
+        build_scene(entities, client, visual=False)
+    assert client in bodies._KEPT_SHAPES and p.getNumBodies(physicsClientId=client) == 0
+    with physics_client() as again:
+        assert again == client and client not in bodies._KEPT_SHAPES
+        build_scene(entities, again, visual=True)
+        assert p.getNumBodies(physicsClientId=again) == len(entities)

@@ -23,8 +23,8 @@ Typical use::
         ...step, apply forces to ids[agent_id]...
         frame = read_states(client, ids)         # list[EntityState], rounded for stable JSON
 
-Determinism: an emptied DIRECT client per video (fresh, or reused after ``resetSimulation``)
-and the same call sequence give the same numbers.
+Determinism: an emptied DIRECT client per video (fresh, reused after ``resetSimulation``, or
+reused after its bodies were removed) and the same call sequence give the same numbers.
 """
 
 from __future__ import annotations
@@ -52,19 +52,30 @@ AGENT_DYNAMICS = {"lateralFriction": 0.0, "restitution": 0.125, "angularDamping"
 SHAPES = ("box", "sphere", "cylinder", "cone", "pyramid", "octahedron", "bowl", "ramp")
 
 
-# Connecting a DIRECT client costs ~25 ms, resetting one ~0.3 ms: a process keeps its clients
-# once used and hands them out again, emptied by resetSimulation (a video is ~100 ms of work).
+# Connecting a DIRECT client costs ~25 ms and emptying one with resetSimulation 1-2 ms (Bullet
+# builds its world anew), while removing a simulation's few bodies takes ~0.05 ms: a process
+# keeps its clients once used and hands them out again, emptied by removing their bodies when
+# the last user allowed it (``keep_shapes``), else by resetSimulation.
 _IDLE_CLIENTS: list[tuple[int, int]] = []  # (process id, client): only reused in that process
 _MAX_IDLE = 4
+# The clients emptied by body removal: their collision shapes kept, by (shape, size), for the
+# next bodies of that shape and size. Past _MAX_KEPT_SHAPES a client is reset (shapes freed).
+_KEPT_SHAPES: dict[int, dict[tuple[str, tuple[float, ...]], int]] = {}
+_MAX_KEPT_SHAPES = 512
+_NEEDS_RESET: set[int] = set()  # clients whose last use changed more than bodies
 
 
 @contextmanager
-def physics_client(timestep: float = DEFAULT_TIMESTEP, gravity: float = GRAVITY) -> Iterator[int]:
-    """A headless PyBullet client (DIRECT), empty (reset), with gravity and a fixed timestep.
+def physics_client(timestep: float = DEFAULT_TIMESTEP, gravity: float = GRAVITY, *,
+                   keep_shapes: bool = False) -> Iterator[int]:
+    """A headless PyBullet client (DIRECT), empty, with gravity and a fixed timestep.
 
-    Clients are reused within a process: ``resetSimulation`` removes every body, and gravity,
-    the timestep and deterministic pair ordering are set again, so a reused client gives the
-    same numbers as a fresh one (tests/agent3d/test_motion.py checks it)."""
+    Clients are reused within a process. ``keep_shapes`` (simulation: bodies without visual
+    shapes, nothing set on the client but through this module): the bodies are removed when
+    the block ends and the collision shapes kept for later bodies of the same shape and size;
+    otherwise ``resetSimulation`` empties the client when it is next handed out. Gravity, the
+    timestep and deterministic pair ordering are set again each time, so a reused client gives
+    the same numbers as a fresh one (tests/agent3d/test_motion.py checks both ways)."""
     pid = os.getpid()
     mine = [c for c in _IDLE_CLIENTS if c[0] == pid and p.isConnected(physicsClientId=c[1])]
     client = mine[-1][1] if mine else p.connect(p.DIRECT)
@@ -72,17 +83,40 @@ def physics_client(timestep: float = DEFAULT_TIMESTEP, gravity: float = GRAVITY)
         _IDLE_CLIENTS.remove(mine[-1])
     clean = False
     try:
-        p.resetSimulation(physicsClientId=client)
+        if not (keep_shapes and client in _KEPT_SHAPES):  # else emptied already, shapes kept
+            p.resetSimulation(physicsClientId=client)
+            _KEPT_SHAPES.pop(client, None)
+            if keep_shapes:
+                _KEPT_SHAPES[client] = {}
         p.setGravity(0.0, 0.0, gravity, physicsClientId=client)
         p.setTimeStep(timestep, physicsClientId=client)
         p.setPhysicsEngineParameter(deterministicOverlappingPairs=1, physicsClientId=client)
         yield client
         clean = True
     finally:
-        if clean and len(_IDLE_CLIENTS) < _MAX_IDLE:  # emptied when next handed out
+        if client in _KEPT_SHAPES and (not clean or client in _NEEDS_RESET
+                                       or len(_KEPT_SHAPES[client]) > _MAX_KEPT_SHAPES):
+            del _KEPT_SHAPES[client]  # reset when next handed out
+        _NEEDS_RESET.discard(client)
+        if client in _KEPT_SHAPES:
+            _remove_bodies(client)
+        if clean and len(_IDLE_CLIENTS) < _MAX_IDLE:
             _IDLE_CLIENTS.append((pid, client))
         else:  # after an error (or with enough idle clients) do not keep it
+            _KEPT_SHAPES.pop(client, None)
             p.disconnect(client)
+
+
+def reset_after_use(client: int) -> None:
+    """Mark a client whose use changed more than its bodies (a collision filter between two
+    bodies): it is reset, not emptied body by body, when handed back."""
+    _NEEDS_RESET.add(client)
+
+
+def _remove_bodies(client: int) -> None:
+    bodies = [p.getBodyUniqueId(index, client) for index in range(p.getNumBodies(client))]
+    for body in reversed(bodies):
+        p.removeBody(body, client)
 
 
 def build_scene(scene: SceneConfig | Sequence[EntitySpec], client: int,
@@ -244,6 +278,16 @@ def _shapes(spec: EntitySpec, client: int, visual: bool = True) -> tuple[int, in
 def _collision_shape(spec: EntitySpec, client: int) -> int:
     """An entity's collision shape (a mesh shape collides as its hull; a bowl, concave, as the
     hull of its outer surface)."""
+    kept = _KEPT_SHAPES.get(client)
+    if kept is None:
+        return _new_collision_shape(spec, client)
+    key = (spec.shape, tuple(float(v) for v in spec.size))
+    if key not in kept:
+        kept[key] = _new_collision_shape(spec, client)
+    return kept[key]
+
+
+def _new_collision_shape(spec: EntitySpec, client: int) -> int:
     sx, sy, sz = (float(v) for v in spec.size)
     if spec.shape == "box":
         return p.createCollisionShape(p.GEOM_BOX, halfExtents=[sx / 2, sy / 2, sz / 2],

@@ -35,6 +35,7 @@ from socialbench.agent3d.bodies import (
     build_scene,
     physics_client,
     read_state,
+    reset_after_use,
     resting_state,
 )
 from socialbench.agent3d.jumps import JumpProblem, Launch, solve, solve_from
@@ -141,7 +142,7 @@ class Simulation:
                  floors: Iterable[int] = (), max_penetration: float = math.inf,
                  max_floor_penetration: float = math.inf) -> None:
         self.config = config
-        self._context = physics_client(timestep=TIMESTEP)
+        self._context = physics_client(timestep=TIMESTEP, keep_shapes=True)
         self.client = self._context.__enter__()
         # one stepSimulation call is one frame: SUBSTEPS physics steps of TIMESTEP inside
         # PyBullet, forces applied before the call acting through all of them
@@ -155,6 +156,8 @@ class Simulation:
         # steps
         p.changeDynamics(self.agent, -1, linearDamping=0.0, angularDamping=0.0,
                          physicsClientId=self.client)
+        if ghosts:  # a filter outlives the bodies in PyBullet: the client is reset after
+            reset_after_use(self.client)
         for ghost in ghosts:  # type 2.5 surprising: the agent passes through these
             p.setCollisionFilterPair(self.agent, self.ids[ghost], -1, -1, 0,
                                      physicsClientId=self.client)
