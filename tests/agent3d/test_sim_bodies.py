@@ -42,3 +42,21 @@ def test_a_client_emptied_body_by_body_is_handed_to_rendering_reset():
         assert again == client and client not in bodies._KEPT_SHAPES
         build_scene(entities, again, visual=True)
         assert p.getNumBodies(physicsClientId=again) == len(entities)
+
+
+def test_shapes_kept_under_a_client_number_are_not_used_by_a_new_client(monkeypatch):
+    """PyBullet gives a new client the number of one disconnected (or of a forked parent's
+    client): shapes kept under that number are another world's and must not be used."""
+    from socialbench.agent3d import bodies
+
+    monkeypatch.setattr(bodies, "_IDLE_CLIENTS", [])
+    monkeypatch.setattr(bodies, "_KEPT_SHAPES", {})
+    gone = p.connect(p.DIRECT)
+    p.disconnect(gone)
+    box = EntitySpec(id=1, name="box", kind="obstacle", shape="box", size=(0.4, 0.4, 0.4),
+                     position=(0.0, 0.0, 0.2), static=True)
+    bodies._KEPT_SHAPES[gone] = {("box", (0.4, 0.4, 0.4)): 7}  # no such shape in a new client
+    with physics_client(keep_shapes=True) as client:
+        assert client == gone  # the number is reused
+        body = build_scene([box], client, visual=False)[1]
+        assert p.getCollisionShapeData(body, -1, physicsClientId=client)[0][3] == (0.4, 0.4, 0.4)

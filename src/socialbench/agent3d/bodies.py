@@ -78,9 +78,14 @@ def physics_client(timestep: float = DEFAULT_TIMESTEP, gravity: float = GRAVITY,
     the same numbers as a fresh one (tests/agent3d/test_motion.py checks both ways)."""
     pid = os.getpid()
     mine = [c for c in _IDLE_CLIENTS if c[0] == pid and p.isConnected(physicsClientId=c[1])]
-    client = mine[-1][1] if mine else p.connect(p.DIRECT)
     if mine:
+        client = mine[-1][1]
         _IDLE_CLIENTS.remove(mine[-1])
+    else:
+        client = p.connect(p.DIRECT)
+        # shapes kept under this number belong to an earlier client (disconnected, or a forked
+        # parent's): not this one's
+        _KEPT_SHAPES.pop(client, None)
     clean = False
     try:
         if not (keep_shapes and client in _KEPT_SHAPES):  # else emptied already, shapes kept
