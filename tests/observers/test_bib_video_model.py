@@ -328,3 +328,31 @@ def test_train_command_mixes_all_shards_and_stops_after_max_updates(tmp_path):
     mask = CliRunner().invoke(main, ["bib", "train", "--train", str(tmp_path / "train"),
                                      "--out", str(tmp_path / "m.pt"), "--workers", "2"])
     assert mask.exit_code == 2 and "--workers" in mask.output
+
+
+def test_train_command_sets_the_unet_widths(tmp_path):
+    from click.testing import CliRunner
+
+    from socialbench.bib.io import dump_episode
+    from socialbench.cli import main
+
+    folder = tmp_path / "train" / "preference"
+    folder.mkdir(parents=True)
+    for number in range(2):
+        dump_episode(_episode(number, 0), folder / f"00000{number}pre.json")
+    base = ["bib", "train", "--observer", "video", "--train", str(tmp_path / "train"),
+            "--quiet", "--test-steps", "1", "--fam-trials", "1", "--batch-size", "2",
+            "--max-updates", "1", "--epochs", "1"]
+    out = tmp_path / "v.pt"
+    result = CliRunner().invoke(main, [*base, "--out", str(out), "--unet-widths", "4,8"])
+    assert result.exit_code == 0, result.output
+    assert VideoObserver.load(out).config.unet_widths == (4, 8)
+    assert VideoObserver.load(out).net.predictor.down[1][0].out_channels == 8
+    for text in ("4,x", "", "0,8"):
+        bad = CliRunner().invoke(main, [*base, "--out", str(tmp_path / "w.pt"),
+                                        "--unet-widths", text])
+        assert bad.exit_code == 2 and "--unet-widths takes" in bad.output, bad.output
+        assert len(bad.output.strip().splitlines()) == 1 and not (tmp_path / "w.pt").exists()
+    mask = CliRunner().invoke(main, ["bib", "train", "--train", str(tmp_path / "train"),
+                                     "--out", str(tmp_path / "m.pt"), "--unet-widths", "4,8"])
+    assert mask.exit_code == 2 and "--unet-widths" in mask.output

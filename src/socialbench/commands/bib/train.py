@@ -45,6 +45,9 @@ PAPER_BACKGROUND = {"single_object": (0.88, 0.67), "preference": (0.92, 0.57),
 @click.option("--frames", "frames", type=click.Choice(FRAME_SOURCES), default=None,
               help="video: the videos it learns from, drawn from the JSON: 2d (default) or 3d "
                    "(the same episodes as PyBullet scenes, as `bib generate --render 3d`).")
+@click.option("--unet-widths", "unet_widths", default=None, metavar="W1,W2,...",
+              help="video: the U-Net's channels at each level, comma-separated (default "
+                   "8,16,32,64; ours: the paper gives none).")
 @click.option("--test-steps", "test_steps", default=None, type=click.IntRange(min=1),
               help="video: train on N random test steps of each episode per epoch (default: "
                    "all; fewer give more optimiser steps per CPU-second).")
@@ -76,7 +79,8 @@ PAPER_BACKGROUND = {"single_object": (0.88, 0.67), "preference": (0.92, 0.57),
 def train(observer_name: str, train_dirs: tuple[Path, ...], shards: Path | None, out: Path,
           epochs: int,
           max_episodes: int | None, seed: int, batch_size: int | None, lr: float | None,
-          device: str, threads: int, frames: str | None, test_steps: int | None,
+          device: str, threads: int, frames: str | None, unet_widths: str | None,
+          test_steps: int | None,
           fam_trials: int | None, step_sampling: str | None, shards_in_memory: str | None,
           max_updates: int | None, workers: int | None, precision: str | None,
           visit_rule: str | None, quiet: bool) -> None:
@@ -108,11 +112,11 @@ def train(observer_name: str, train_dirs: tuple[Path, ...], shards: Path | None,
     torch.set_num_threads(threads)
     started = time.perf_counter()
     video_only = (test_steps, fam_trials, step_sampling, shards_in_memory, max_updates, workers,
-                  precision)
+                  precision, unet_widths)
     if any(v is not None for v in video_only) and observer_name != "video":
         raise UserError(f"--test-steps, --fam-trials, --step-sampling, --shards-in-memory, "
-                        f"--max-updates, --workers and --precision are the video model's; "
-                        f"observer {observer_name!r} takes none of them")
+                        f"--max-updates, --workers, --precision and --unet-widths are the video "
+                        f"model's; observer {observer_name!r} takes none of them")
     if visit_rule is not None and observer_name != "mask":
         raise UserError(f"--visit-rule is the mask model's; observer {observer_name!r} takes none")
     given = {"batch_size": batch_size, "lr": lr, "device": None if device == "cpu" else device,
@@ -121,14 +125,16 @@ def train(observer_name: str, train_dirs: tuple[Path, ...], shards: Path | None,
     options = {"epochs": epochs, "seed": seed, **{k: v for k, v in given.items() if v is not None}}
     if shards_in_memory is not None:  # None is "all" from here on
         options["shards_in_memory"] = _shards_in_memory(shards_in_memory)
+    built = {"frames": frames, "visit_rule": visit_rule,
+             "unet_widths": None if unet_widths is None else _widths(unet_widths)}
     if shards is not None:
         _, metrics = train_from_shards(observer_name, shards, out=out, progress=not quiet,
                                        **options)
     else:
         _, metrics = train_observer(observer_name, train_dirs, out=out,
                                     max_per_task=max_episodes, progress=not quiet,
-                                    observer_options=(frames and {"frames": frames}) or
-                                    (visit_rule and {"visit_rule": visit_rule}), **options)
+                                    observer_options={k: v for k, v in built.items()
+                                                      if v is not None}, **options)
     elapsed = time.perf_counter() - started
     if observer_name == "video":
         _print_mse(metrics)
@@ -146,6 +152,15 @@ def _shards_in_memory(text: str) -> int | None:
     if not text.isdigit() or int(text) < 1:
         raise UserError(f"--shards-in-memory takes a positive number or all, got {text!r}")
     return int(text)
+
+
+def _widths(text: str) -> tuple[int, ...]:
+    """--unet-widths: positive channel counts, one per U-Net level."""
+    parts = text.split(",")
+    if not 1 <= len(parts) <= 6 or not all(p.strip().isdigit() and int(p) > 0 for p in parts):
+        raise UserError(f"--unet-widths takes 1-6 positive channel counts separated by commas "
+                        f"(e.g. 8,16,32,64), got {text!r}")
+    return tuple(int(p) for p in parts)
 
 
 def _print_mse(metrics: dict[str, float]) -> None:
