@@ -300,18 +300,24 @@ def test_renderer_is_the_generators():
     assert np.array_equal(shrink(image), rendered_frames([episode.test])[0][0])
 
 
-def test_train_command_mixes_all_shards_and_stops_after_max_updates(tmp_path):
-    from click.testing import CliRunner
-
+def _video_train_command(tmp_path, test_steps: int) -> list[str]:
+    """``bib train --observer video`` on two preference episodes written under ``tmp_path``."""
     from socialbench.bib.io import dump_episode
-    from socialbench.cli import main
 
     folder = tmp_path / "train" / "preference"
     folder.mkdir(parents=True)
     for number in range(2):
         dump_episode(_episode(number, 0), folder / f"00000{number}pre.json")
-    base = ["bib", "train", "--observer", "video", "--train", str(tmp_path / "train"),
-            "--quiet", "--test-steps", "2", "--fam-trials", "1", "--batch-size", "2"]
+    return ["bib", "train", "--observer", "video", "--train", str(tmp_path / "train"),
+            "--quiet", "--test-steps", str(test_steps), "--fam-trials", "1", "--batch-size", "2"]
+
+
+def test_train_command_mixes_all_shards_and_stops_after_max_updates(tmp_path):
+    from click.testing import CliRunner
+
+    from socialbench.cli import main
+
+    base = _video_train_command(tmp_path, test_steps=2)
     out = tmp_path / "v.pt"
     result = CliRunner().invoke(main, [*base, "--out", str(out), "--shards-in-memory", "all",
                                        "--max-updates", "1", "--epochs", "3", "--workers", "2"])
@@ -333,16 +339,9 @@ def test_train_command_mixes_all_shards_and_stops_after_max_updates(tmp_path):
 def test_train_command_sets_the_unet_widths(tmp_path):
     from click.testing import CliRunner
 
-    from socialbench.bib.io import dump_episode
     from socialbench.cli import main
 
-    folder = tmp_path / "train" / "preference"
-    folder.mkdir(parents=True)
-    for number in range(2):
-        dump_episode(_episode(number, 0), folder / f"00000{number}pre.json")
-    base = ["bib", "train", "--observer", "video", "--train", str(tmp_path / "train"),
-            "--quiet", "--test-steps", "1", "--fam-trials", "1", "--batch-size", "2",
-            "--max-updates", "1", "--epochs", "1"]
+    base = [*_video_train_command(tmp_path, test_steps=1), "--max-updates", "1", "--epochs", "1"]
     out = tmp_path / "v.pt"
     result = CliRunner().invoke(main, [*base, "--out", str(out), "--unet-widths", "4,8"])
     assert result.exit_code == 0, result.output
