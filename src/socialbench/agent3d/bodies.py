@@ -99,16 +99,17 @@ def physics_client(timestep: float = DEFAULT_TIMESTEP, gravity: float = GRAVITY,
         yield client
         clean = True
     finally:
-        if client in _KEPT_SHAPES and (not clean or client in _NEEDS_RESET
-                                       or len(_KEPT_SHAPES[client]) > _MAX_KEPT_SHAPES):
-            del _KEPT_SHAPES[client]  # reset when next handed out
-        _NEEDS_RESET.discard(client)
-        if client in _KEPT_SHAPES:
+        kept = _KEPT_SHAPES.get(client)
+        keep = clean and len(_IDLE_CLIENTS) < _MAX_IDLE
+        if keep and kept is not None and client not in _NEEDS_RESET \
+                and len(kept) <= _MAX_KEPT_SHAPES:
             _remove_bodies(client)
-        if clean and len(_IDLE_CLIENTS) < _MAX_IDLE:
+        else:  # reset when next handed out, or disconnected
+            _KEPT_SHAPES.pop(client, None)
+        _NEEDS_RESET.discard(client)
+        if keep:
             _IDLE_CLIENTS.append((pid, client))
         else:  # after an error (or with enough idle clients) do not keep it
-            _KEPT_SHAPES.pop(client, None)
             p.disconnect(client)
 
 
