@@ -41,9 +41,11 @@ def test_bad_files_are_one_line_each(tmp_path):
     (tmp_path / "empty.pt").write_bytes(b"")
     (tmp_path / "text.pt").write_bytes(b'{"not": "a checkpoint"}')
     (tmp_path / "pickle.pt").write_bytes(pickle.dumps({"w": 1}))
+    (tmp_path / "junk.pt").write_bytes(b"junk\n")  # PyTorch itself says only KeyError('...')
     torch.save({"w": Payload()}, tmp_path / "object.pt")
     assert "truncated or corrupt" in message(tmp_path / "truncated.pt")
     assert "empty file" in message(tmp_path / "empty.pt")
+    assert "not written by torch.save" in message(tmp_path / "junk.pt")
     for name in ("text.pt", "pickle.pt", "object.pt"):
         assert "never unpickled" in message(tmp_path / name)
     assert "too large" in message(tmp_path / "good.pt", max_bytes=100)

@@ -42,10 +42,10 @@ def load_torch_file(path: str | Path, what: str, fix: str, max_bytes: int = MAX_
             warnings.simplefilter("ignore")
             return torch.load(path, map_location=map_location, weights_only=True)
     except Exception as exc:  # any unreadable file is the user's to fix
-        raise DataFileError(path, f"not a {what} ({_reason(exc)}); {fix}") from None
+        raise DataFileError(path, f"not a {what} ({_reason(exc, path)}); {fix}") from None
 
 
-def _reason(exc: BaseException) -> str:
+def _reason(exc: BaseException, path: Path) -> str:
     """What went wrong, in a few words (PyTorch's own messages run to many lines)."""
     if isinstance(exc, pickle.UnpicklingError):
         return ("not tensors and plain values: another format, corrupt, or Python objects, "
@@ -53,4 +53,6 @@ def _reason(exc: BaseException) -> str:
     text = str(exc)
     if isinstance(exc, (zipfile.BadZipFile, EOFError)) or "zip archive" in text:
         return "truncated or corrupt: its archive cannot be read"
+    if not zipfile.is_zipfile(path):  # PyTorch's own error for other bytes is a bare number
+        return "not written by torch.save: no archive in it"
     return first_line(exc)
