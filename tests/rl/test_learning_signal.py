@@ -111,6 +111,28 @@ def test_next_to_a_door_is_where_open_sesame_ends_the_episode():
     assert (terminated == near).all()
 
 
+@pytest.mark.parametrize("liar", [False, True])
+def test_heard_the_exit_is_the_true_guide_naming_the_exit_door(liar):
+    from socialbench.rl.behaviour import heard_the_exit
+    from socialbench.talkitout.vector_env import TalkItOutVectorEnv
+    from socialbench.talkitout.world import SEVEN_COLOURS
+
+    envs = TalkItOutVectorEnv(64, liar=liar)
+    envs.reset(seed=1)
+    rng = np.random.default_rng(1)
+    seen = set()
+    for _ in range(60):  # walk about at random, asking "Where is the exit" at every step
+        envs.step(np.stack([rng.integers(0, 3, 64), np.zeros(64, int), np.ones(64, int)], 1))
+        colours = envs._colour_draws[envs._colours]
+        exit_colour = colours[np.arange(64), envs._target]
+        texts = [history for _, history in envs.utterance_texts()]
+        truth = [f"go to the {SEVEN_COLOURS[c]} door" in t
+                 for c, t in zip(exit_colour.tolist(), texts, strict=True)]
+        assert heard_the_exit(envs).tolist() == truth
+        seen.update(truth)
+    assert seen == {False, True}
+
+
 def test_behaviour_report_of_an_untrained_agent():
     from socialbench.rl.behaviour import behaviour
 
@@ -120,6 +142,11 @@ def test_behaviour_report_of_an_untrained_agent():
     assert sum(report["moves"].values()) == pytest.approx(1.0)
     assert sum(report["ends"].values()) == pytest.approx(1.0)
     assert 0 < report["p_open_sesame_elsewhere"] < 0.05
+    assert 0 <= report["heard_the_exit_share"] <= 1
+    doors = (report["door_endings_after_hearing_the_exit"]
+             + report["door_endings_without_hearing_it"])
+    assert doors == round(report["episodes"] * (report["ends"].get("success", 0)
+                                                + report["ends"].get("wrong door", 0)))
 
 
 @pytest.mark.slow  # about 20 s of CPU: the held-out frames go through the whole network

@@ -1,6 +1,7 @@
-"""What a TalkItOut agent does, episode by episode: how its episodes end, what it says, and
-whether it says "Open sesame" more next to a door than elsewhere (issue #10's check that a
-policy uses what it sees).
+"""What a TalkItOut agent does, episode by episode: how its episodes end, what it says,
+whether it says "Open sesame" more next to a door than elsewhere (a policy that uses what it
+sees), and whether the door it opens is the right one more often once it has heard the true
+guide name the exit (a policy that uses what it hears).
 
     python -m socialbench.rl.behaviour CHECKPOINT_OR_RUN_DIR [--steps 4000] [--eval-mode]
     python -m socialbench.rl.behaviour untrained [--variant no-liar]   # a freshly built model
@@ -37,11 +38,25 @@ def next_to_a_door(envs: vector_env.TalkItOutVectorEnv) -> np.ndarray:
     return (vector_env._FRONTS[envs._doors] == envs._pos[:, None]).any(1)
 
 
+def heard_the_exit(envs: vector_env.TalkItOutVectorEnv) -> np.ndarray:
+    """Which environments' agents have heard the exit's colour this episode. Only the true
+    guide names it (the liar names a wrong door, the wizard no colour)."""
+    colours = envs._colour_draws[envs._colours]
+    exit_colour = colours[np.arange(envs.num_envs), envs._target]
+    return (envs.utterance_history(copy=False)
+            == (exit_colour + vector_env._COLOUR_TOKEN0)[:, None]).any(axis=1)
+
+
+def _share(outcomes: list[bool]) -> float:
+    return float(np.mean(outcomes)) if outcomes else float("nan")
+
+
 @torch.no_grad()
 def behaviour(model: MHBabyAI, liar: bool, t_max: int = 40, steps: int = 4000,
               num_envs: int = 16, seed: int = 0) -> dict[str, Any]:
-    """Episode endings, action shares and the door-conditioned "Open sesame" probability of
-    ``model`` over ``steps`` steps of ``num_envs`` environments."""
+    """Episode endings, action shares, the door-conditioned "Open sesame" probability, and the
+    right-door share of the episodes ended at a door, with and without having heard the exit's
+    colour, of ``model`` over ``steps`` steps of ``num_envs`` environments."""
     envs = vector_env.TalkItOutVectorEnv(num_envs, liar=liar, t_max=t_max,
                                          npc_direction_channel=model.config.channels == 4,
                                          autoreset_mode=AutoresetMode.SAME_STEP)
@@ -55,6 +70,8 @@ def behaviour(model: MHBabyAI, liar: bool, t_max: int = 40, steps: int = 4000,
     moves: Counter[str] = Counter()
     said: Counter[tuple[int, int]] = Counter()
     sesame: dict[bool, list[float]] = {True: [], False: []}
+    right_door: dict[bool, list[bool]] = {True: [], False: []}  # by heard the exit's colour
+    heard_at_end: list[bool] = []
     lengths, length = [], np.zeros(num_envs, dtype=np.int64)
     for step in range(steps):
         if step % 40 == 0:
@@ -72,14 +89,19 @@ def behaviour(model: MHBabyAI, liar: bool, t_max: int = 40, steps: int = 4000,
         for template, noun in action[:, 1:].tolist():
             if (template, noun) in (OPEN_SESAME, WHERE_IS_THE_EXIT):
                 said[(template, noun)] += 1
+        heard = heard_the_exit(envs)  # read before the step: ended episodes are reset in it
         obs, reward, terminated, truncated, _ = envs.step(action)
         done = terminated | truncated
         length += 1
         for i in np.flatnonzero(done).tolist():
             lengths.append(int(length[i]))
             length[i] = 0
-            ends["success" if reward[i] > 0 else "time out" if truncated[i]
-                 else "toggle or done" if action[i, 0] in ENDING else "wrong door"] += 1
+            end = ("success" if reward[i] > 0 else "time out" if truncated[i]
+                   else "toggle or done" if action[i, 0] in ENDING else "wrong door")
+            ends[end] += 1
+            heard_at_end.append(bool(heard[i]))
+            if end in ("success", "wrong door"):  # "Open sesame" at a door, which may not
+                right_door[bool(heard[i])].append(end == "success")  # be one it heard of
         actor.observe(obs["utterance"], done)
         mask = torch.from_numpy(1.0 - done.astype(np.float32))
     frames = steps * num_envs
@@ -92,6 +114,11 @@ def behaviour(model: MHBabyAI, liar: bool, t_max: int = 40, steps: int = 4000,
         "where_is_the_exit_share": said[WHERE_IS_THE_EXIT] / frames,
         "p_open_sesame_next_to_a_door": float(np.mean(sesame[True])),
         "p_open_sesame_elsewhere": float(np.mean(sesame[False])),
+        "heard_the_exit_share": _share(heard_at_end),
+        "right_door_after_hearing_the_exit": _share(right_door[True]),
+        "right_door_without_hearing_it": _share(right_door[False]),
+        "door_endings_after_hearing_the_exit": len(right_door[True]),
+        "door_endings_without_hearing_it": len(right_door[False]),
     }
 
 
