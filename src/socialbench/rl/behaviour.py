@@ -41,10 +41,8 @@ def next_to_a_door(envs: vector_env.TalkItOutVectorEnv) -> np.ndarray:
 def heard_the_exit(envs: vector_env.TalkItOutVectorEnv) -> np.ndarray:
     """Which environments' agents have heard the exit's colour this episode. Only the true
     guide names it (the liar names a wrong door, the wizard no colour)."""
-    colours = envs._colour_draws[envs._colours]
-    exit_colour = colours[np.arange(envs.num_envs), envs._target]
     return (envs.utterance_history(copy=False)
-            == (exit_colour + vector_env._COLOUR_TOKEN0)[:, None]).any(axis=1)
+            == envs.exit_colour_tokens()[:, None]).any(axis=1)
 
 
 def _share(outcomes: list[bool]) -> float:

@@ -618,6 +618,12 @@ class TalkItOutVectorEnv(VectorEnv):
         next step or reset changes."""
         return self._history.copy() if copy else self._history
 
+    def exit_colour_tokens(self) -> np.ndarray:
+        """The token id of each environment's exit colour, as the true guide says it (the
+        answer an agent should act on; for diagnostics, never an observation)."""
+        colours = self._colour_draws[self._colours]
+        return colours[self._rows, self._target] + _COLOUR_TOKEN0
+
     def utterance_texts(self) -> list[tuple[str, str]]:
         """(utterance, history) of each environment now, as the single env's strings."""
         return [(decode(u), decode(h, empty=""))
