@@ -154,6 +154,7 @@ def test_welch_and_table_on_a_hand_made_case():
     assert test["significant"] and test["p"] < 1e-3
     text = table_markdown(table, ["original"])
     assert "0.260 +- 0.008" in text and "0.259 +- 0.010" in text  # ours beside the paper's
+    assert "original: MH-BabyAI vs Random differ (p=" in text and "n=3 at 0.0M" in text
 
 
 def test_a_row_says_which_episode_length_it_was_trained_with():

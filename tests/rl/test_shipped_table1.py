@@ -1,5 +1,5 @@
 """The Table 1 shipped for `socialbench run`: its figures follow from its own per-seed scores,
-and the tour states its Welch t-tests the way the paper does."""
+and its Welch t-tests read as one line (the tour and `study`'s table1.md)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ import json
 
 import pytest
 
-from socialbench.commands.tour.talkitout import welch_note
-from socialbench.rl.study import SHIPPED_TABLE, summarise
+from socialbench.rl.study import SHIPPED_TABLE, summarise, welch_summary
 
 
 def test_the_shipped_means_and_tests_follow_from_its_per_seed_scores():
@@ -34,14 +33,14 @@ def test_the_shipped_means_and_tests_follow_from_its_per_seed_scores():
         assert test["significant"] == recomputed["significant"]
 
 
-def test_the_welch_note_names_each_pair_with_its_seeds_and_length():
+def test_the_welch_summary_names_each_pair_with_its_seeds_and_length():
     measured = {
         "rows": {"mh-babyai": {"no-liar": {"seeds": 3, "frames": 1_088_000}},
                  "deaf": {"no-liar": {"seeds": 4, "frames": 2_688_000}}},
         "welch": [{"variant": "no-liar", "a": "mh-babyai", "b": "deaf", "t": -0.5,
                    "p": 0.634, "significant": False}],
     }
-    note = welch_note(measured)
+    note = welch_summary(measured)
     assert "no-liar: MH-BabyAI vs Deaf-MH-BabyAI do not differ (p=0.63; " in note
     assert "n=3 at 1.1M vs n=4 at 2.7M" in note
-    assert welch_note({"rows": {}, "welch": []}) is None
+    assert welch_summary({"rows": {}, "welch": []}) is None

@@ -244,13 +244,27 @@ def table_markdown(table: dict[str, Any], variants: Sequence[str]) -> str:
         lines.append(f"| {label} | {frames:,} | "
                      + " | ".join(_cell(by_variant[v]) for v in variants)
                      + f" | {paper_cells} |")
-    significant = [t for t in table["welch"] if t["significant"]]
-    if table["welch"]:
-        lines.append("")
-        lines.append("Welch's t-tests (p < 0.05): " + ("; ".join(
-            f"{t['variant']}: {t['a']} vs {t['b']} p={t['p']:.2g}" for t in significant)
-            or "no pair differs significantly"))
+    if (tests := welch_summary(table)) is not None:
+        lines += ["", tests]
     return "\n".join(lines)
+
+
+def welch_summary(table: dict[str, Any]) -> str | None:
+    """A table's Welch t-tests between conditions in one line, each pair with the seeds and
+    length of its two cells (None when no two cells of a variant have 2+ seeds)."""
+    rows = table.get("rows", {})
+    parts = []
+    for test in table.get("welch", []):
+        cells = [rows.get(test[side], {}).get(test["variant"], {}) for side in ("a", "b")]
+        sizes = " vs ".join(f"n={c.get('seeds', '?')} at {c.get('frames', 0) / 1e6:.1f}M"
+                            for c in cells)
+        names = " vs ".join(PAPER_LABELS.get(test[side], test[side]) for side in ("a", "b"))
+        verdict = "differ" if test["significant"] else "do not differ"
+        parts.append(f"{test['variant']}: {names} {verdict} (p={test['p']:.2g}; {sizes})")
+    if not parts:
+        return None
+    return ("Welch's t-test between the conditions trained here (significant at p < 0.05; in "
+            "the paper MH-BabyAI and Deaf do not differ): " + "; ".join(parts))
 
 
 def plot_study_curves(out: Path, conditions: Sequence[str], variants: Sequence[str],

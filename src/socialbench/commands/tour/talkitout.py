@@ -10,7 +10,7 @@ from rich.table import Table
 
 from socialbench.commands.tour.talkitout_learned import QUICK_EPISODES, hierarchical_rows
 from socialbench.rl.conditions import PAPER_LABELS, PAPER_TABLE_1
-from socialbench.rl.study import SHIPPED_TABLE, t_max_note
+from socialbench.rl.study import SHIPPED_TABLE, t_max_note, welch_summary
 from socialbench.talkitout.evaluate import EVAL_SEEDS, TEST_EPISODES, evaluate
 
 AGENTS = ("random", "door-guess", "oracle")
@@ -65,27 +65,9 @@ def results_table(quick: bool = True, episodes: int = TEST_EPISODES
     if measured is None:
         notes.insert(0, "No study results found: `socialbench talkitout study --out "
                         "runs/table1` trains the PPO rows.")
-    elif (tests := welch_note(measured)) is not None:
+    elif (tests := welch_summary(measured)) is not None:
         notes.insert(0, tests)
     return table, notes
-
-
-def welch_note(measured: dict) -> str | None:
-    """The saved study's Welch t-tests between conditions in one line, each pair with the
-    seeds and length of its two cells (None when no two cells of a variant have 2+ seeds)."""
-    rows = measured.get("rows", {})
-    parts = []
-    for test in measured.get("welch", []):
-        cells = [rows.get(test[side], {}).get(test["variant"], {}) for side in ("a", "b")]
-        sizes = " vs ".join(f"n={c.get('seeds', '?')} at {c.get('frames', 0) / 1e6:.1f}M"
-                            for c in cells)
-        names = " vs ".join(PAPER_LABELS.get(test[side], test[side]) for side in ("a", "b"))
-        verdict = "differ" if test["significant"] else "do not differ"
-        parts.append(f"{test['variant']}: {names} {verdict} (p={test['p']:.2g}; {sizes})")
-    if not parts:
-        return None
-    return ("Welch's t-test between the conditions trained here (significant at p < 0.05; in "
-            "the paper MH-BabyAI and Deaf do not differ): " + "; ".join(parts))
 
 
 DEMO_FRAMES = 25_600  # 40 PPO updates: about 2 min on one thread of a quiet machine
