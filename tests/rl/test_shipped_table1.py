@@ -43,4 +43,17 @@ def test_the_welch_summary_names_each_pair_with_its_seeds_and_length():
     note = welch_summary(measured)
     assert "no-liar: MH-BabyAI vs Deaf-MH-BabyAI do not differ (p=0.63; " in note
     assert "n=3 at 1.1M vs n=4 at 2.7M" in note
+    assert "in the paper MH-BabyAI and Deaf do not differ" in note
     assert welch_summary({"rows": {}, "welch": []}) is None
+
+
+def test_the_welch_summary_quotes_the_paper_only_for_the_pair_it_compared():
+    measured = {
+        "rows": {"mh-babyai": {"original": {"seeds": 2, "frames": 1_000_000}},
+                 "random": {"original": {"seeds": 2, "frames": 0}}},
+        "welch": [{"variant": "original", "a": "mh-babyai", "b": "random", "t": 5.0,
+                   "p": 0.01, "significant": True}],
+    }
+    note = welch_summary(measured)
+    assert "original: MH-BabyAI vs Random differ (p=0.01; " in note
+    assert "in the paper" not in note

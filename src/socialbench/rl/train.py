@@ -186,7 +186,7 @@ class Run:
                                 writer.add_scalar(key, value, row["frames"])
                     if on_update is not None:
                         on_update(row)
-                    # Ctrl-C waits for the update to end: the checkpoint then loses nothing
+                    # Ctrl-C or SIGTERM waits for the update to end: the checkpoint loses nothing
                     if self.trainer.updates % self.run.checkpoint_every == 0 or stop.requested:
                         self.save()
                     if stop.requested:

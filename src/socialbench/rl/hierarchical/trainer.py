@@ -268,7 +268,7 @@ class HierarchicalRun:
                 handle.flush()
                 if on_update is not None:
                     on_update(row)
-                # Ctrl-C waits for the update to end: the checkpoint then loses nothing
+                # Ctrl-C or SIGTERM waits for the update to end: the checkpoint loses nothing
                 if self.updates % self.config.checkpoint_every == 0 or stop.requested:
                     self.save()
                 if stop.requested:
