@@ -102,8 +102,13 @@ def test_a_background_training_command_killed_with_sigterm_keeps_its_last_update
     command = [sys.executable, "-c", "from socialbench.cli import main; main()", "talkitout",
                "train", "--model", "deaf", "--variant", "no-liar", "--frames", "100000000",
                "--threads", "1", "--checkpoint-every", "1000", "--out", str(out)]
+
+    def as_nohup_job() -> None:  # Ctrl-C ignored, SIGTERM as the system delivers it
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
     job = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+                           preexec_fn=as_nohup_job)
     try:
         deadline = time.monotonic() + 120
         while not (out / "log.csv").exists() or len(read_log(out / "log.csv")) < 1:
